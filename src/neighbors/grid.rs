@@ -1,0 +1,455 @@
+//! The uniform grid: cell keys, a deterministic parallel counting sort into cell order, cell start
+//! offsets and the per-cell axis-aligned bounding boxes (AABBs) of the AABB-pruning paper.
+//!
+//! Owns: the grid geometry ([`GridSpec`]), the permutation into cell order and the per-cell data.
+//! Does not touch: the search itself (see `search.rs`) or any solver array; callers reorder their
+//! own arrays with [`Grid::permutation`] / [`gather`].
+//!
+//! ## Geometry
+//! The domain (a scene's tank, or a point cloud's bounding box) is cut into cubic cells whose width
+//! is the search radius `h` (3 x 3 x 3 stencil) or `h/2` (5 x 5 x 5 stencil), each enlarged by a
+//! relative [`CELL_MARGIN`] of 1e-5. The margin guarantees that two particles whose f32 distance
+//! passes the `<= h` test are never more than `reach` cells apart even when one of them lies
+//! exactly on a cell face and rounding goes the wrong way; it changes no neighbor, only which cell
+//! a particle sits in. Cell coordinates are computed in f64 for the same reason.
+//!
+//! A particle outside the domain is clamped into the border cell: never dropped, never an
+//! out-of-bounds index. Clamping is monotone and 1-Lipschitz in cell units, so two particles whose
+//! unclamped cells are within the stencil are still within it after clamping, and the search stays
+//! exact (a far-away particle just makes its border cell crowded).
+//!
+//! ## Construction (all parallel, result independent of the thread count)
+//! 1. key per particle: `x + nx * (y + ny * z)` of its (clamped) cell;
+//! 2. a counting sort by key: one histogram per input chunk, a scan over (cell, chunk), then each
+//!    chunk scatters its particles to their slots. This is a *stable* sort, so the permutation is
+//!    the same for any number of chunks (threads): within a cell particles keep their input order;
+//! 3. `cell_start[c]..cell_start[c + 1]` is the slot range of cell `c` in sorted order;
+//! 4. (pruned mode only) the AABB of each cell's particles, in parallel over cells; an empty cell
+//!    gets an empty box (min = +inf, max = -inf) which every distance test rejects.
+//!
+//! The paper registers particles serially because of a race; the counting sort has none.
+
+use glam::Vec3A;
+use rayon::prelude::*;
+
+/// Relative enlargement of the cell width over the stencil's nominal width (see module docs).
+pub const CELL_MARGIN: f32 = 1e-5;
+
+/// Largest number of cells a grid may have (about 1 GiB of per-cell data); a larger request is an
+/// error rather than an allocation failure.
+pub const MAX_CELLS: usize = 1 << 27;
+
+/// Which cell size / stencil the grid uses.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+pub enum CellSize {
+    /// Cell width = h, 3 x 3 x 3 stencil (the paper's choice and the default).
+    #[default]
+    #[serde(rename = "h")]
+    #[value(name = "h")]
+    H,
+    /// Cell width = h/2, 5 x 5 x 5 stencil (fewer candidates, more cells visited).
+    #[serde(rename = "half")]
+    #[value(name = "half")]
+    Half,
+}
+
+impl CellSize {
+    /// Stencil reach in cells on each side of a particle's own cell.
+    pub fn reach(self) -> usize {
+        match self {
+            CellSize::H => 1,
+            CellSize::Half => 2,
+        }
+    }
+}
+
+/// An axis-aligned box in f32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3A,
+    pub max: Vec3A,
+}
+
+impl Aabb {
+    /// The empty box: contains nothing, every distance to it is +inf.
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3A::splat(f32::INFINITY),
+        max: Vec3A::splat(f32::NEG_INFINITY),
+    };
+
+    /// Bounding box of a set of points (EMPTY for none).
+    pub fn of_points(points: &[Vec3A]) -> Aabb {
+        points.iter().fold(Aabb::EMPTY, |b, &p| Aabb {
+            min: b.min.min(p),
+            max: b.max.max(p),
+        })
+    }
+
+    /// Squared distance from `p` to the box (0 inside), as in Ericson, *Real-Time Collision
+    /// Detection* 5.1.3.1: the sum over axes of the squared excess beyond the box.
+    ///
+    /// It is summed in the same order as [`dist2`], `(x + y) + z`, so it is never larger than the
+    /// f32 squared distance from `p` to any point inside the box: float subtraction, squaring and
+    /// addition are monotone, and each axis's excess is at most that axis's |difference|. Hence a
+    /// box rejected by `aabb_dist2 > h*h` holds no particle that `dist2 <= h*h` would accept, and
+    /// pruning never changes the neighbor lists.
+    #[inline(always)]
+    pub fn dist2(&self, p: Vec3A) -> f32 {
+        let below = self.min - p;
+        let above = p - self.max;
+        let e = below.max(above).max(Vec3A::ZERO);
+        let e2 = e * e;
+        (e2.x + e2.y) + e2.z
+    }
+}
+
+/// The squared distance used by every search mode: `(dx*dx + dy*dy) + dz*dz` in f32, with
+/// `d = b - a`. Symmetric in `a` and `b` (negation is exact).
+#[inline(always)]
+pub fn dist2(a: Vec3A, b: Vec3A) -> f32 {
+    let d = b - a;
+    (d.x * d.x + d.y * d.y) + d.z * d.z
+}
+
+/// Grid geometry: origin, cell width, cell counts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridSpec {
+    /// Search radius h.
+    pub radius: f32,
+    /// Cell size choice.
+    pub cell_size: CellSize,
+    /// Lower corner of the domain.
+    pub origin: Vec3A,
+    /// Cell width (nominal width times 1 + CELL_MARGIN).
+    pub cell: f32,
+    /// Cells along x, y, z (each at least 1).
+    pub dims: [usize; 3],
+}
+
+/// Error for a grid that cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum GridError {
+    #[error("search radius must be positive and finite, got {0}")]
+    BadRadius(f32),
+    #[error("domain corners must be finite with min <= max, got min {min:?} max {max:?}")]
+    BadDomain { min: [f32; 3], max: [f32; 3] },
+    #[error(
+        "the grid would need {cells} cells ({dims:?}), more than the limit of {limit}; \
+         use a larger radius or a smaller domain"
+    )]
+    TooManyCells {
+        cells: usize,
+        dims: [usize; 3],
+        limit: usize,
+    },
+}
+
+impl GridSpec {
+    /// A grid covering `[min, max]` for search radius `radius`.
+    pub fn new(
+        min: Vec3A,
+        max: Vec3A,
+        radius: f32,
+        cell_size: CellSize,
+    ) -> Result<Self, GridError> {
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(GridError::BadRadius(radius));
+        }
+        if !(min.is_finite() && max.is_finite() && min.cmple(max).all()) {
+            return Err(GridError::BadDomain {
+                min: min.to_array(),
+                max: max.to_array(),
+            });
+        }
+        let nominal = radius / cell_size.reach() as f32;
+        let cell = nominal * (1.0 + CELL_MARGIN);
+        let ext = max - min;
+        let mut dims = [1usize; 3];
+        for (a, d) in dims.iter_mut().enumerate() {
+            // At least one cell; a point on the max face falls in the last cell by clamping.
+            *d = ((ext[a] as f64 / cell as f64).ceil() as usize).max(1);
+        }
+        let cells = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        match cells {
+            Some(c) if c <= MAX_CELLS => Ok(GridSpec {
+                radius,
+                cell_size,
+                origin: min,
+                cell,
+                dims,
+            }),
+            _ => Err(GridError::TooManyCells {
+                cells: cells.unwrap_or(usize::MAX),
+                dims,
+                limit: MAX_CELLS,
+            }),
+        }
+    }
+
+    /// A grid around the bounding box of `points` (a unit box at the origin for none).
+    pub fn around(points: &[Vec3A], radius: f32, cell_size: CellSize) -> Result<Self, GridError> {
+        let b = points.par_chunks(1 << 16).map(Aabb::of_points).reduce(
+            || Aabb::EMPTY,
+            |a, b| Aabb {
+                min: a.min.min(b.min),
+                max: a.max.max(b.max),
+            },
+        );
+        if points.is_empty() {
+            return GridSpec::new(Vec3A::ZERO, Vec3A::ONE, radius, cell_size);
+        }
+        GridSpec::new(b.min, b.max, radius, cell_size)
+    }
+
+    /// Total number of cells.
+    pub fn num_cells(&self) -> usize {
+        self.dims[0] * self.dims[1] * self.dims[2]
+    }
+
+    /// Integer cell coordinates of `p`, clamped into the grid. Computed in f64 (see module docs).
+    #[inline(always)]
+    pub fn cell_coords(&self, p: Vec3A) -> [usize; 3] {
+        let inv = 1.0 / self.cell as f64;
+        let mut c = [0usize; 3];
+        for a in 0..3 {
+            let t = ((p[a] as f64 - self.origin[a] as f64) * inv).floor();
+            // `as usize` saturates: negatives and NaN go to 0, +inf to usize::MAX.
+            c[a] = (t as usize).min(self.dims[a] - 1);
+        }
+        c
+    }
+
+    /// Linear cell key of integer cell coordinates: x fastest.
+    #[inline(always)]
+    pub fn key_of(&self, c: [usize; 3]) -> usize {
+        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
+    }
+
+    /// Cell coordinates of a linear key.
+    #[inline(always)]
+    pub fn coords_of(&self, key: usize) -> [usize; 3] {
+        let x = key % self.dims[0];
+        let yz = key / self.dims[0];
+        [x, yz % self.dims[1], yz / self.dims[1]]
+    }
+}
+
+/// Raw pointer that may be shared across rayon tasks that write disjoint slots.
+#[derive(Clone, Copy)]
+pub(crate) struct SyncPtr<T>(pub *mut T);
+unsafe impl<T: Send> Send for SyncPtr<T> {}
+unsafe impl<T: Send> Sync for SyncPtr<T> {}
+
+/// The grid: cell ranges in sorted order, per-cell boxes, and the permutation into cell order.
+/// Every buffer is reused across builds.
+#[derive(Debug)]
+pub struct Grid {
+    spec: GridSpec,
+    /// Key of each input particle.
+    keys: Vec<u32>,
+    /// `perm[slot] = input index` of the particle in that sorted slot.
+    perm: Vec<u32>,
+    /// Key of each sorted slot.
+    sorted_keys: Vec<u32>,
+    /// Slot ranges: cell `c` holds slots `cell_start[c]..cell_start[c + 1]`.
+    cell_start: Vec<u32>,
+    /// Per-cell AABB (valid after [`Grid::build_aabbs`]).
+    aabbs: Vec<Aabb>,
+    /// One histogram per chunk, chunk-major (`hist[chunk * cells + cell]`).
+    hist: Vec<u32>,
+    aabbs_valid: bool,
+}
+
+impl Grid {
+    /// An empty grid for `spec`; buffers grow on the first build.
+    pub fn new(spec: GridSpec) -> Self {
+        Grid {
+            spec,
+            keys: Vec::new(),
+            perm: Vec::new(),
+            sorted_keys: Vec::new(),
+            cell_start: Vec::new(),
+            aabbs: Vec::new(),
+            hist: Vec::new(),
+            aabbs_valid: false,
+        }
+    }
+
+    pub fn spec(&self) -> &GridSpec {
+        &self.spec
+    }
+
+    /// Replace the geometry (buffers are kept).
+    pub fn set_spec(&mut self, spec: GridSpec) {
+        self.spec = spec;
+        self.aabbs_valid = false;
+    }
+
+    /// `perm[slot] = input index`: gather any per-particle array into cell order with it.
+    pub fn permutation(&self) -> &[u32] {
+        &self.perm
+    }
+
+    /// Cell key of every sorted slot.
+    pub fn sorted_keys(&self) -> &[u32] {
+        &self.sorted_keys
+    }
+
+    /// `cell_start` (length cells + 1).
+    pub fn cell_start(&self) -> &[u32] {
+        &self.cell_start
+    }
+
+    /// Per-cell boxes; `None` unless built since the last sort.
+    pub fn aabbs(&self) -> Option<&[Aabb]> {
+        self.aabbs_valid.then_some(&self.aabbs[..])
+    }
+
+    /// Number of particles in the last build.
+    pub fn len(&self) -> usize {
+        self.perm.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.perm.is_empty()
+    }
+
+    /// Bytes held by the grid's buffers (capacities).
+    pub fn memory_bytes(&self) -> usize {
+        4 * (self.keys.capacity()
+            + self.perm.capacity()
+            + self.sorted_keys.capacity()
+            + self.cell_start.capacity()
+            + self.hist.capacity())
+            + std::mem::size_of::<Aabb>() * self.aabbs.capacity()
+    }
+
+    /// Compute keys and sort `positions` (input order) into cell order. After this,
+    /// [`Grid::permutation`] maps sorted slots to input indices and `cell_start` is valid.
+    pub fn sort(&mut self, positions: &[Vec3A]) {
+        let n = positions.len();
+        assert!(n < u32::MAX as usize, "more than 2^32 - 1 particles");
+        let spec = self.spec;
+        let cells = spec.num_cells();
+        self.aabbs_valid = false;
+
+        self.keys.resize(n, 0);
+        self.keys
+            .par_iter_mut()
+            .zip(positions.par_iter())
+            .with_min_len(4096)
+            .for_each(|(k, &p)| *k = spec.key_of(spec.cell_coords(p)) as u32);
+
+        // Chunks: one per thread (a stable sort, so the chunking never shows in the result).
+        let chunks = rayon::current_num_threads().clamp(1, 64).min(n.max(1));
+        let chunk_len = n.div_ceil(chunks).max(1);
+        self.hist.clear();
+        self.hist.resize(chunks * cells, 0);
+
+        // 1. Per-chunk histograms.
+        let keys = &self.keys;
+        self.hist
+            .par_chunks_mut(cells)
+            .enumerate()
+            .for_each(|(c, h)| {
+                let lo = (c * chunk_len).min(n);
+                let hi = ((c + 1) * chunk_len).min(n);
+                for &k in &keys[lo..hi] {
+                    h[k as usize] += 1;
+                }
+            });
+
+        // 2. Exclusive scan over (cell, chunk): hist becomes each chunk's first slot per cell.
+        self.cell_start.resize(cells + 1, 0);
+        let mut run = 0u32;
+        for cell in 0..cells {
+            self.cell_start[cell] = run;
+            for c in 0..chunks {
+                let h = &mut self.hist[c * cells + cell];
+                let cnt = *h;
+                *h = run;
+                run += cnt;
+            }
+        }
+        self.cell_start[cells] = run;
+
+        // 3. Scatter: each chunk writes its particles to its own (disjoint) slots.
+        self.perm.resize(n, 0);
+        self.sorted_keys.resize(n, 0);
+        let perm = SyncPtr(self.perm.as_mut_ptr());
+        let skeys = SyncPtr(self.sorted_keys.as_mut_ptr());
+        self.hist
+            .par_chunks_mut(cells)
+            .enumerate()
+            .for_each(|(c, h)| {
+                let (perm, skeys) = (perm, skeys);
+                let lo = (c * chunk_len).min(n);
+                let hi = ((c + 1) * chunk_len).min(n);
+                for i in lo..hi {
+                    let k = keys[i] as usize;
+                    let slot = h[k] as usize;
+                    h[k] += 1;
+                    // SAFETY: the scan gives every (chunk, cell) a private slot range that
+                    // covers exactly that chunk's particles in that cell, so each slot < n is
+                    // written once, by one task.
+                    unsafe {
+                        *perm.0.add(slot) = i as u32;
+                        *skeys.0.add(slot) = k as u32;
+                    }
+                }
+            });
+    }
+
+    /// Build the per-cell boxes from positions already in cell order (`sorted[slot]`).
+    pub fn build_aabbs(&mut self, sorted: &[Vec3A]) {
+        assert_eq!(
+            sorted.len(),
+            self.perm.len(),
+            "positions not from the last sort"
+        );
+        let cells = self.spec.num_cells();
+        self.aabbs.resize(cells, Aabb::EMPTY);
+        let start = &self.cell_start;
+        self.aabbs
+            .par_iter_mut()
+            .with_min_len(1024)
+            .enumerate()
+            .for_each(|(c, b)| {
+                *b = Aabb::of_points(&sorted[start[c] as usize..start[c + 1] as usize]);
+            });
+        self.aabbs_valid = true;
+    }
+}
+
+/// `dst[slot] = src[perm[slot]]`, in parallel: reorder a per-particle array into cell order.
+pub fn gather<T: Copy + Send + Sync>(perm: &[u32], src: &[T], dst: &mut Vec<T>) {
+    assert_eq!(
+        perm.len(),
+        src.len(),
+        "permutation and array differ in length"
+    );
+    dst.clear();
+    dst.reserve(src.len());
+    let out = SyncPtr(dst.as_mut_ptr());
+    perm.par_iter()
+        .with_min_len(4096)
+        .enumerate()
+        .for_each(|(slot, &from)| {
+            let out = out;
+            // SAFETY: slot < perm.len() <= capacity, each slot written once.
+            unsafe { out.0.add(slot).write(src[from as usize]) };
+        });
+    // SAFETY: all perm.len() slots were initialised above.
+    unsafe { dst.set_len(src.len()) };
+}
