@@ -29,6 +29,7 @@
 //!
 //! The paper registers particles serially because of a race; the counting sort has none.
 
+use super::search::SoaPositions;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -411,8 +412,8 @@ impl Grid {
             });
     }
 
-    /// Build the per-cell boxes from positions already in cell order (`sorted[slot]`).
-    pub fn build_aabbs(&mut self, sorted: &[Vec3A]) {
+    /// Build the per-cell boxes from positions already in cell order (`sorted` slot order).
+    pub fn build_aabbs(&mut self, sorted: &SoaPositions) {
         assert_eq!(
             sorted.len(),
             self.perm.len(),
@@ -426,7 +427,19 @@ impl Grid {
             .with_min_len(1024)
             .enumerate()
             .for_each(|(c, b)| {
-                *b = Aabb::of_points(&sorted[start[c] as usize..start[c + 1] as usize]);
+                let (s, e) = (start[c] as usize, start[c + 1] as usize);
+                let mut min = [f32::INFINITY; 3];
+                let mut max = [f32::NEG_INFINITY; 3];
+                for (a, v) in sorted.axes().into_iter().enumerate() {
+                    for &x in &v[s..e] {
+                        min[a] = min[a].min(x);
+                        max[a] = max[a].max(x);
+                    }
+                }
+                *b = Aabb {
+                    min: Vec3A::from_array(min),
+                    max: Vec3A::from_array(max),
+                };
             });
         self.aabbs_valid = true;
     }

@@ -9,4 +9,4 @@ pub mod grid;
 pub mod search;
 
 pub use grid::{Aabb, CellSize, Grid, GridError, GridSpec, dist2, gather};
-pub use search::{NeighborLists, NeighborSearch, SearchMode, SearchStats, search};
+pub use search::{NeighborLists, NeighborSearch, SearchMode, SearchStats, SoaPositions, search};
