@@ -115,6 +115,19 @@ impl Aabb {
     }
 }
 
+/// `max(a, b)` as one plain instruction (`maxss`): `f32::max` also handles NaN, which costs a
+/// compare and a blend per lane in hot loops. Positions are finite, so the results agree.
+#[inline(always)]
+pub fn fmax(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+/// `min(a, b)` as one plain instruction; see [`fmax`].
+#[inline(always)]
+pub fn fmin(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
 /// The squared distance used by every search mode: `(dx*dx + dy*dy) + dz*dz` in f32, with
 /// `d = b - a`. Symmetric in `a` and `b` (negation is exact).
 #[inline(always)]
@@ -224,8 +237,9 @@ impl GridSpec {
         let inv = 1.0 / self.cell as f64;
         let mut c = [0usize; 3];
         for a in 0..3 {
-            let t = ((p[a] as f64 - self.origin[a] as f64) * inv).floor();
-            // `as usize` saturates: negatives and NaN go to 0, +inf to usize::MAX.
+            let t = (p[a] as f64 - self.origin[a] as f64) * inv;
+            // `as usize` truncates toward zero and saturates: for t >= 0 that is floor(t);
+            // negatives and NaN go to 0 (the clamp we want anyway), +inf to usize::MAX.
             c[a] = (t as usize).min(self.dims[a] - 1);
         }
         c
@@ -251,6 +265,14 @@ impl GridSpec {
 pub(crate) struct SyncPtr<T>(pub *mut T);
 unsafe impl<T: Send> Send for SyncPtr<T> {}
 unsafe impl<T: Send> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// The pointer (a method, so closures capture the whole `Send` wrapper, not the raw field).
+    #[inline(always)]
+    pub(crate) fn get(self) -> *mut T {
+        self.0
+    }
+}
 
 /// The grid: cell ranges in sorted order, per-cell boxes, and the permutation into cell order.
 /// Every buffer is reused across builds.
@@ -394,22 +416,62 @@ impl Grid {
             .par_chunks_mut(cells)
             .enumerate()
             .for_each(|(c, h)| {
-                let (perm, skeys) = (perm, skeys);
                 let lo = (c * chunk_len).min(n);
                 let hi = ((c + 1) * chunk_len).min(n);
-                for i in lo..hi {
-                    let k = keys[i] as usize;
+                for (i, &k) in keys.iter().enumerate().take(hi).skip(lo) {
+                    let k = k as usize;
                     let slot = h[k] as usize;
                     h[k] += 1;
                     // SAFETY: the scan gives every (chunk, cell) a private slot range that
                     // covers exactly that chunk's particles in that cell, so each slot < n is
                     // written once, by one task.
                     unsafe {
-                        *perm.0.add(slot) = i as u32;
-                        *skeys.0.add(slot) = k as u32;
+                        *perm.get().add(slot) = i as u32;
+                        *skeys.get().add(slot) = k as u32;
                     }
                 }
             });
+    }
+
+    /// Gather `positions` (input order) into cell order in `sorted`, and with `aabbs` also build
+    /// every cell's box in the same pass: one parallel sweep over cells, each writing its own slot
+    /// range and its own box, while the coordinates are in registers.
+    pub fn gather_sorted(&mut self, positions: &[Vec3A], sorted: &mut SoaPositions, aabbs: bool) {
+        let n = self.perm.len();
+        assert_eq!(positions.len(), n, "positions not from the last sort");
+        sorted.resize(n);
+        let cells = self.spec.num_cells();
+        if aabbs {
+            self.aabbs.resize(cells, Aabb::EMPTY);
+        }
+        let (perm, start) = (&self.perm, &self.cell_start);
+        let out = [
+            SyncPtr(sorted.x.as_mut_ptr()),
+            SyncPtr(sorted.y.as_mut_ptr()),
+            SyncPtr(sorted.z.as_mut_ptr()),
+        ];
+        let boxes = SyncPtr(self.aabbs.as_mut_ptr());
+        (0..cells).into_par_iter().with_min_len(1024).for_each(|c| {
+            let (s, e) = (start[c] as usize, start[c + 1] as usize);
+            let mut min = Vec3A::splat(f32::INFINITY);
+            let mut max = Vec3A::splat(f32::NEG_INFINITY);
+            for slot in s..e {
+                let p = positions[perm[slot] as usize];
+                // SAFETY: slots s..e belong to cell c alone, and slot < n <= each array's length.
+                unsafe {
+                    *out[0].get().add(slot) = p.x;
+                    *out[1].get().add(slot) = p.y;
+                    *out[2].get().add(slot) = p.z;
+                }
+                min = min.min(p);
+                max = max.max(p);
+            }
+            if aabbs {
+                // SAFETY: one box per cell, written by this cell's task only; c < cells.
+                unsafe { *boxes.get().add(c) = Aabb { min, max } };
+            }
+        });
+        self.aabbs_valid = aabbs;
     }
 
     /// Build the per-cell boxes from positions already in cell order (`sorted` slot order).
@@ -432,8 +494,8 @@ impl Grid {
                 let mut max = [f32::NEG_INFINITY; 3];
                 for (a, v) in sorted.axes().into_iter().enumerate() {
                     for &x in &v[s..e] {
-                        min[a] = min[a].min(x);
-                        max[a] = max[a].max(x);
+                        min[a] = fmin(min[a], x);
+                        max[a] = fmax(max[a], x);
                     }
                 }
                 *b = Aabb {
@@ -459,9 +521,8 @@ pub fn gather<T: Copy + Send + Sync>(perm: &[u32], src: &[T], dst: &mut Vec<T>) 
         .with_min_len(4096)
         .enumerate()
         .for_each(|(slot, &from)| {
-            let out = out;
             // SAFETY: slot < perm.len() <= capacity, each slot written once.
-            unsafe { out.0.add(slot).write(src[from as usize]) };
+            unsafe { out.get().add(slot).write(src[from as usize]) };
         });
     // SAFETY: all perm.len() slots were initialised above.
     unsafe { dst.set_len(src.len()) };

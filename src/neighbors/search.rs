@@ -29,7 +29,10 @@
 //! The inner distance loop is branch-free: every candidate's index is written to the next output
 //! slot and the length advances by `(d2 <= h2) as usize`.
 
-use super::grid::{Aabb, Grid};
+// The 8-lane kernels index several arrays by lane; iterator chains would hide that.
+#![allow(clippy::needless_range_loop)]
+
+use super::grid::{Aabb, Grid, dist2, fmax};
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -114,6 +117,8 @@ impl std::ops::AddAssign for SearchStats {
 pub struct NeighborLists {
     offsets: Vec<u32>,
     segments: Vec<Vec<u32>>,
+    /// Per-block scratch (staging rows of the grid kernel), reused across calls.
+    scratch: Vec<Vec<u32>>,
 }
 
 impl NeighborLists {
@@ -166,26 +171,29 @@ impl NeighborLists {
         (self.offsets.clone(), self.segments.concat())
     }
 
-    /// Size the buffers for `n` particles and fill them block by block with `fill(lo, hi, out,
-    /// counts)`, which must push block `[lo, hi)`'s indices to `out` and set `counts[k]` to the
-    /// running total after particle `lo + k`. Returns the summed stats.
+    /// Size the buffers for `n` particles and fill them block by block with
+    /// `fill(lo, hi, out, counts, scratch)`, which must push block `[lo, hi)`'s indices to `out`
+    /// and set `counts[k]` to the running total after particle `lo + k`. Returns the summed stats.
     fn fill<F>(&mut self, n: usize, fill: F) -> SearchStats
     where
-        F: Fn(usize, usize, &mut Vec<u32>, &mut [u32]) -> SearchStats + Sync,
+        F: Fn(usize, usize, &mut Vec<u32>, &mut [u32], &mut Vec<u32>) -> SearchStats + Sync,
     {
         let blocks = n.div_ceil(BLOCK);
         self.offsets.resize(n + 1, 0);
         self.segments.resize_with(blocks, Vec::new);
         self.segments.truncate(blocks);
+        self.scratch.resize_with(blocks, Vec::new);
+        self.scratch.truncate(blocks);
         self.offsets[0] = 0;
         let stats = self.offsets[1..]
             .par_chunks_mut(BLOCK)
             .zip(self.segments.par_iter_mut())
+            .zip(self.scratch.par_iter_mut())
             .enumerate()
-            .map(|(b, (counts, out))| {
+            .map(|(b, ((counts, out), scratch))| {
                 out.clear();
                 let lo = b * BLOCK;
-                fill(lo, lo + counts.len(), out, counts)
+                fill(lo, lo + counts.len(), out, counts, scratch)
             })
             .reduce(SearchStats::default, |a, b| a + b);
         // Block totals -> global offsets.
@@ -207,194 +215,16 @@ impl NeighborLists {
     }
 }
 
-/// Most cells a stencil can have (5 x 5 x 5 = 125, padded to a multiple of 32).
-const MAX_STENCIL: usize = 128;
-
-/// The non-empty cells around one cell, in ascending key order, with their slot ranges and
-/// boxes in struct-of-arrays form so that one particle tests all boxes in one vectorized loop.
-/// Rebuilt only when consecutive particles change cell.
-struct Stencil {
-    /// Lanes in use (`0..n`): non-empty cells (pruned) or non-empty rows (unpruned); lanes
-    /// `n..` hold empty boxes.
-    n: usize,
-    /// Non-empty cells in the stencil (for the counters).
-    nonempty: u64,
-    /// Bits `0..n` set.
-    all: u128,
-    /// Particles in the stencil: an upper bound on one particle's neighbors.
-    total: usize,
-    start: [u32; MAX_STENCIL],
-    end: [u32; MAX_STENCIL],
-    min: [[f32; MAX_STENCIL]; 3],
-    max: [[f32; MAX_STENCIL]; 3],
-}
-
-impl Stencil {
-    fn new() -> Box<Self> {
-        Box::new(Stencil {
-            n: 0,
-            nonempty: 0,
-            all: 0,
-            total: 0,
-            start: [0; MAX_STENCIL],
-            end: [0; MAX_STENCIL],
-            min: [[f32::INFINITY; MAX_STENCIL]; 3],
-            max: [[f32::NEG_INFINITY; MAX_STENCIL]; 3],
-        })
-    }
-
-    /// Fill for the cell `key`. Pruned (`aabbs` given): one lane per non-empty cell, with its box.
-    /// Unpruned: one lane per stencil row, the row's cells being consecutive keys and so one
-    /// contiguous slot range.
-    #[inline(always)]
-    fn build(&mut self, grid: &Grid, key: usize, aabbs: Option<&[Aabb]>) {
-        let spec = grid.spec();
-        let start = grid.cell_start();
-        let r = spec.cell_size.reach();
-        let [cx, cy, cz] = spec.coords_of(key);
-        let [nx, ny, nz] = spec.dims;
-        let (x0, x1) = (cx.saturating_sub(r), (cx + r).min(nx - 1));
-        let old = self.n;
-        self.n = 0;
-        self.total = 0;
-        self.nonempty = 0;
-        for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
-            for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
-                let row = spec.key_of([0, y, z]);
-                match aabbs {
-                    Some(b) => {
-                        for k in row + x0..=row + x1 {
-                            let (s, e) = (start[k], start[k + 1]);
-                            if e > s {
-                                let l = self.n;
-                                self.start[l] = s;
-                                self.end[l] = e;
-                                for a in 0..3 {
-                                    self.min[a][l] = b[k].min[a];
-                                    self.max[a][l] = b[k].max[a];
-                                }
-                                self.n += 1;
-                                self.total += (e - s) as usize;
-                            }
-                        }
-                    }
-                    None => {
-                        for k in row + x0..=row + x1 {
-                            self.nonempty += (start[k + 1] > start[k]) as u64;
-                        }
-                        let (s, e) = (start[row + x0], start[row + x1 + 1]);
-                        if e > s {
-                            self.start[self.n] = s;
-                            self.end[self.n] = e;
-                            self.n += 1;
-                            self.total += (e - s) as usize;
-                        }
-                    }
-                }
-            }
-        }
-        if aabbs.is_some() {
-            self.nonempty = self.n as u64;
-            // Lanes the previous stencil used beyond this one's must test as empty again.
-            for l in self.n..old {
-                for a in 0..3 {
-                    self.min[a][l] = f32::INFINITY;
-                    self.max[a][l] = f32::NEG_INFINITY;
-                }
-            }
-        }
-        self.all = if self.n == 128 {
-            u128::MAX
-        } else {
-            (1u128 << self.n) - 1
-        };
-    }
-
-    /// Bit `l` set when `p` is within `h2` of box `l`: [`Aabb::dist2`] for `LANES` boxes at once,
-    /// same operations in the same order (so the same exactness argument holds).
-    #[inline(always)]
-    fn near<const LANES: usize>(&self, p: [f32; 3], h2: f32) -> u128 {
-        let mut mask = 0u128;
-        for w in 0..LANES / 32 {
-            let mut word = 0u32;
-            for k in 0..32 {
-                let l = w * 32 + k;
-                let mut e2 = [0f32; 3];
-                for a in 0..3 {
-                    let below = self.min[a][l] - p[a];
-                    let above = p[a] - self.max[a][l];
-                    let e = below.max(above).max(0.0);
-                    e2[a] = e * e;
-                }
-                word |= (((e2[0] + e2[1]) + e2[2] <= h2) as u32) << k;
-            }
-            mask |= (word as u128) << (32 * w);
-        }
-        mask
-    }
-}
-
-/// A kernel that scans one run of slots `s..e` against particle `p`, appends the indices within
-/// the radius at `dst + len` (ascending) and returns the new length.
-trait Scan {
-    /// Elements the kernel may write past the last kept index (scratch lanes).
-    const SLACK: usize;
-    /// # Safety
-    /// `dst` must have room for `len + (e - s) + SLACK` elements, and `pos` must hold at least
-    /// [`PAD`] padding slots past `e`.
-    unsafe fn scan(
-        p: [f32; 3],
-        pos: &SoaPositions,
-        s: usize,
-        e: usize,
-        h2: f32,
-        dst: *mut u32,
-        len: usize,
-    ) -> usize;
-}
-
-/// Portable branch-free scan: writes every index, advances by `(d2 <= h2) as usize`.
-struct ScalarScan;
-
-impl Scan for ScalarScan {
-    const SLACK: usize = 0;
-    #[inline(always)]
-    unsafe fn scan(
-        p: [f32; 3],
-        pos: &SoaPositions,
-        s: usize,
-        e: usize,
-        h2: f32,
-        dst: *mut u32,
-        mut len: usize,
-    ) -> usize {
-        let (xs, ys, zs) = (&pos.x[s..e], &pos.y[s..e], &pos.z[s..e]);
-        for (j, ((&x, &y), &z)) in xs.iter().zip(ys).zip(zs).enumerate() {
-            let (dx, dy, dz) = (x - p[0], y - p[1], z - p[2]);
-            let keep = (dx * dx + dy * dy) + dz * dz <= h2;
-            // SAFETY: the caller guarantees room for e - s more elements.
-            unsafe { *dst.add(len) = (s + j) as u32 };
-            len += keep as usize;
-        }
-        len
-    }
-}
-
-/// AVX2 scan: eight distances per step (the same IEEE operations as [`ScalarScan`], lane by
-/// lane), a compare mask, and the kept lanes' indices compacted by a 256-entry permutation table
-/// and stored eight at a time. The run's tail reads into the next slots (or the padding) and masks
-/// those lanes off.
-#[cfg(target_arch = "x86_64")]
-struct Avx2Scan;
+/// Width of one vector step: stencil particles tested per step, and particles per group.
+const W: usize = 8;
 
 /// `COMPACT[m]` lists the set bits of `m` (ascending) in its first `popcount(m)` lanes.
-#[cfg(target_arch = "x86_64")]
-static COMPACT: [[u32; 8]; 256] = {
-    let mut t = [[0u32; 8]; 256];
+static COMPACT: [[u32; W]; 256] = {
+    let mut t = [[0u32; W]; 256];
     let mut m = 0;
     while m < 256 {
         let (mut k, mut b) = (0, 0);
-        while b < 8 {
+        while b < W {
             if m & (1 << b) != 0 {
                 t[m][k] = b as u32;
                 k += 1;
@@ -406,55 +236,224 @@ static COMPACT: [[u32; 8]; 256] = {
     t
 };
 
-#[cfg(target_arch = "x86_64")]
-impl Scan for Avx2Scan {
-    const SLACK: usize = 8;
+/// Eight slots `s..s + 8` of the padded arrays (slots past the data are +inf padding).
+#[inline(always)]
+fn lanes(v: &[f32], s: usize) -> [f32; W] {
+    v[s..s + W].try_into().unwrap()
+}
+
+/// One vector step: up to 8 stencil slots starting at `start` (lanes in `valid`).
+#[derive(Clone, Copy, Default)]
+struct Chunk {
+    start: u32,
+    valid: u8,
+    /// Which stencil unit (cell when pruned, row when not) the chunk belongs to.
+    unit: u8,
+}
+
+/// The stencil of one cell: its units (non-empty cells when pruned, non-empty rows when not, in
+/// ascending key order), their boxes, and the units cut into 8-slot chunks. Rebuilt only when
+/// the walk over sorted particles enters a new cell.
+#[derive(Default)]
+struct Stencil {
+    /// Box of each unit (pruned only).
+    boxes: Vec<Aabb>,
+    /// Particles in each unit.
+    sizes: Vec<u32>,
+    chunks: Vec<Chunk>,
+    /// Non-empty cells in the stencil (for the counters).
+    nonempty: u64,
+    /// Particles in the stencil: an upper bound on one particle's neighbors.
+    total: usize,
+}
+
+impl Stencil {
     #[inline(always)]
-    unsafe fn scan(
-        p: [f32; 3],
-        pos: &SoaPositions,
-        s: usize,
-        e: usize,
-        h2: f32,
-        dst: *mut u32,
-        mut len: usize,
-    ) -> usize {
-        use std::arch::x86_64::*;
-        debug_assert!(e + PAD <= pos.x.len());
-        // SAFETY: only called from `#[target_feature(enable = "avx2")]` code after a CPU check;
-        // loads stay within the padded arrays and stores within the reserved room.
-        unsafe {
-            let (px, py, pz) = (
-                _mm256_set1_ps(p[0]),
-                _mm256_set1_ps(p[1]),
-                _mm256_set1_ps(p[2]),
-            );
-            let hv = _mm256_set1_ps(h2);
-            let (xp, yp, zp) = (pos.x.as_ptr(), pos.y.as_ptr(), pos.z.as_ptr());
-            let mut j = s;
-            loop {
-                let dx = _mm256_sub_ps(_mm256_loadu_ps(xp.add(j)), px);
-                let dy = _mm256_sub_ps(_mm256_loadu_ps(yp.add(j)), py);
-                let dz = _mm256_sub_ps(_mm256_loadu_ps(zp.add(j)), pz);
-                let d2 = _mm256_add_ps(
-                    _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
-                    _mm256_mul_ps(dz, dz),
-                );
-                let mut m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, hv)) as u32;
-                if e - j < 8 {
-                    m &= (1u32 << (e - j)) - 1;
-                }
-                let lanes = _mm256_loadu_si256(COMPACT[m as usize].as_ptr() as *const __m256i);
-                let idx = _mm256_add_epi32(lanes, _mm256_set1_epi32(j as i32));
-                _mm256_storeu_si256(dst.add(len) as *mut __m256i, idx);
-                len += m.count_ones() as usize;
-                j += 8;
-                if j >= e {
-                    break;
+    fn push_unit(&mut self, s: u32, e: u32) {
+        let unit = self.sizes.len() as u8;
+        self.sizes.push(e - s);
+        self.total += (e - s) as usize;
+        let mut c = s;
+        while c < e {
+            let k = (e - c).min(W as u32);
+            self.chunks.push(Chunk {
+                start: c,
+                valid: ((1u32 << k) - 1) as u8,
+                unit,
+            });
+            c += W as u32;
+        }
+    }
+
+    /// Fill for the cell `key`. Pruned (`aabbs` given): one unit per non-empty cell, with its box.
+    /// Unpruned: one unit per stencil row, the row's cells being consecutive keys and so one
+    /// contiguous slot range (fewer partly filled chunks).
+    #[inline(always)]
+    fn build(&mut self, grid: &Grid, key: usize, aabbs: Option<&[Aabb]>) {
+        let spec = grid.spec();
+        let start = grid.cell_start();
+        let r = spec.cell_size.reach();
+        let [cx, cy, cz] = spec.coords_of(key);
+        let [nx, ny, nz] = spec.dims;
+        let (x0, x1) = (cx.saturating_sub(r), (cx + r).min(nx - 1));
+        self.boxes.clear();
+        self.sizes.clear();
+        self.chunks.clear();
+        self.total = 0;
+        self.nonempty = 0;
+        for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
+            for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
+                let row = spec.key_of([0, y, z]);
+                match aabbs {
+                    Some(b) => {
+                        for k in row + x0..=row + x1 {
+                            let (s, e) = (start[k], start[k + 1]);
+                            if e > s {
+                                self.boxes.push(b[k]);
+                                self.push_unit(s, e);
+                            }
+                        }
+                    }
+                    None => {
+                        for k in row + x0..=row + x1 {
+                            self.nonempty += (start[k + 1] > start[k]) as u64;
+                        }
+                        let (s, e) = (start[row + x0], start[row + x1 + 1]);
+                        if e > s {
+                            self.push_unit(s, e);
+                        }
+                    }
                 }
             }
         }
-        len
+        if aabbs.is_some() {
+            self.nonempty = self.sizes.len() as u64;
+        }
+    }
+}
+
+/// The kernel's three 8-wide primitives. [`Portable`] is plain Rust; [`Avx2`] uses AVX2
+/// intrinsics. Both perform the same IEEE operations in the same order lane by lane, so they give
+/// bit-identical masks.
+trait Lanes {
+    /// Bit `l` set when slot `s + l` is within `h2` of `p`: `(dx*dx + dy*dy) + dz*dz <= h2`
+    /// with `d = x[s + l] - p`.
+    ///
+    /// # Safety
+    /// `s + 8 <= pos.x.len()` (the padding guarantees it for any data slot `s`).
+    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32;
+
+    /// Bit `l` set when group particle `l` (slot `g + l`) is within `h2` of box `b`:
+    /// [`Aabb::dist2`] for eight particles, same operations in the same order, so the same
+    /// exactness argument holds (a rejected box holds no neighbor).
+    ///
+    /// # Safety
+    /// As [`Lanes::dist_mask`].
+    unsafe fn box_mask(pos: &SoaPositions, g: usize, b: &Aabb, h2: f32) -> u32;
+
+    /// Write `base + (index of each set bit of m)`, ascending, to `dst[0..popcount(m)]`; may
+    /// write all 8 slots.
+    ///
+    /// # Safety
+    /// `dst` must have room for 8 elements.
+    unsafe fn compact(dst: *mut u32, base: u32, m: u32);
+}
+
+struct Portable;
+
+impl Lanes for Portable {
+    #[inline(always)]
+    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
+        let (cx, cy, cz) = (lanes(&pos.x, s), lanes(&pos.y, s), lanes(&pos.z, s));
+        let mut m = 0u32;
+        for l in 0..W {
+            let (dx, dy, dz) = (cx[l] - p[0], cy[l] - p[1], cz[l] - p[2]);
+            m |= (((dx * dx + dy * dy) + dz * dz <= h2) as u32) << l;
+        }
+        m
+    }
+
+    #[inline(always)]
+    unsafe fn box_mask(pos: &SoaPositions, g: usize, b: &Aabb, h2: f32) -> u32 {
+        let gp = [lanes(&pos.x, g), lanes(&pos.y, g), lanes(&pos.z, g)];
+        let (mn, mx) = (b.min.to_array(), b.max.to_array());
+        let mut m = 0u32;
+        for l in 0..W {
+            let mut e2 = [0f32; 3];
+            for a in 0..3 {
+                let below = mn[a] - gp[a][l];
+                let above = gp[a][l] - mx[a];
+                let e = fmax(fmax(below, above), 0.0);
+                e2[a] = e * e;
+            }
+            m |= (((e2[0] + e2[1]) + e2[2] <= h2) as u32) << l;
+        }
+        m
+    }
+
+    #[inline(always)]
+    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
+        let idx = &COMPACT[m as usize];
+        for (l, &k) in idx.iter().enumerate() {
+            // SAFETY: room for 8 elements.
+            unsafe { *dst.add(l) = base + k };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for Avx2 {
+    #[inline(always)]
+    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
+        use std::arch::x86_64::*;
+        debug_assert!(s + W <= pos.x.len());
+        // SAFETY: called only from AVX2-enabled code after the CPU check; 8 loads in bounds.
+        unsafe {
+            let dx = _mm256_sub_ps(_mm256_loadu_ps(pos.x.as_ptr().add(s)), _mm256_set1_ps(p[0]));
+            let dy = _mm256_sub_ps(_mm256_loadu_ps(pos.y.as_ptr().add(s)), _mm256_set1_ps(p[1]));
+            let dz = _mm256_sub_ps(_mm256_loadu_ps(pos.z.as_ptr().add(s)), _mm256_set1_ps(p[2]));
+            let d2 = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                _mm256_mul_ps(dz, dz),
+            );
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, _mm256_set1_ps(h2))) as u32
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn box_mask(pos: &SoaPositions, g: usize, b: &Aabb, h2: f32) -> u32 {
+        use std::arch::x86_64::*;
+        debug_assert!(g + W <= pos.x.len());
+        // SAFETY: as dist_mask. `_mm256_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
+        let (mn, mx) = (b.min.to_array(), b.max.to_array());
+        unsafe {
+            let axis = |v: &[f32], a: usize| {
+                let x = _mm256_loadu_ps(v.as_ptr().add(g));
+                let below = _mm256_sub_ps(_mm256_set1_ps(mn[a]), x);
+                let above = _mm256_sub_ps(x, _mm256_set1_ps(mx[a]));
+                let e = _mm256_max_ps(_mm256_max_ps(below, above), _mm256_setzero_ps());
+                _mm256_mul_ps(e, e)
+            };
+            let d2 = _mm256_add_ps(
+                _mm256_add_ps(axis(&pos.x, 0), axis(&pos.y, 1)),
+                axis(&pos.z, 2),
+            );
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, _mm256_set1_ps(h2))) as u32
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
+        use std::arch::x86_64::*;
+        // SAFETY: room for 8 elements; the table row is 8 u32.
+        unsafe {
+            let idx = _mm256_loadu_si256(COMPACT[m as usize].as_ptr() as *const __m256i);
+            let v = _mm256_add_epi32(idx, _mm256_set1_epi32(base as i32));
+            _mm256_storeu_si256(dst as *mut __m256i, v);
+        }
     }
 }
 
@@ -469,56 +468,123 @@ fn reserve(out: &mut Vec<u32>, need: usize, done: usize, block_len: usize) {
     }
 }
 
-/// Grid search over block `[lo, hi)`: see the module docs. `LANES` is the padded stencil size.
+/// The grid search's inputs for one block `[lo, hi)` of sorted slots.
+type BlockArgs<'a> = (
+    &'a Grid,
+    &'a SoaPositions,
+    Option<&'a [Aabb]>,
+    f32,
+    usize,
+    usize,
+);
+
+/// Grid search over one block, cell-centric:
+/// 1. the block's particles are walked in cell order, in groups of up to 8 of the same cell;
+/// 2. each stencil unit's box is tested against the whole group in one 8-wide step (pruned), giving
+///    a group mask per unit (unpruned: every unit, every particle);
+/// 3. the set (chunk, particle) pairs are visited in batches of 8 chunks (one 64-bit word, so loop
+///    exits are rare and predictable); each is one 8-wide distance step whose kept indices are
+///    compacted (table lookup) into that particle's staging row, in ascending slot order;
+/// 4. each particle's row is appended to the block's list.
+///
+/// Pruning therefore removes exactly the vector steps of the skipped cells, and the rest of the
+/// work is shared by the group. Nothing is allocated once the block's buffers have grown.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn grid_block<const LANES: usize, S: Scan>(
-    grid: &Grid,
-    pos: &SoaPositions,
-    aabbs: Option<&[Aabb]>,
-    h2: f32,
-    lo: usize,
-    hi: usize,
+fn grid_block<const PRUNE: bool, L: Lanes>(
+    (grid, pos, aabbs, h2, lo, hi): BlockArgs,
     out: &mut Vec<u32>,
     counts: &mut [u32],
+    stage: &mut Vec<u32>,
 ) -> SearchStats {
     let keys = grid.sorted_keys();
+    let cell_start = grid.cell_start();
     let mut st = SearchStats::default();
-    let mut stencil = Stencil::new();
+    let mut stencil = Stencil::default();
+    let mut unit_mask: Vec<u32> = Vec::new();
     let mut cur = u32::MAX;
-    for (k, i) in (lo..hi).enumerate() {
-        let key = keys[i];
+    let mut stride = 0usize;
+    let mut i0 = lo;
+    while i0 < hi {
+        let key = keys[i0];
         if key != cur {
-            stencil.build(grid, key as usize, aabbs);
+            stencil.build(grid, key as usize, if PRUNE { aabbs } else { None });
             cur = key;
+            stride = stencil.total + W;
+            if stage.len() < W * stride {
+                stage.resize(W * stride, 0);
+            }
+            unit_mask.resize(stencil.sizes.len(), 0);
         }
-        let p = [pos.x[i], pos.y[i], pos.z[i]];
-        let mut m = if aabbs.is_some() {
-            stencil.near::<LANES>(p, h2) & stencil.all
-        } else {
-            stencil.all
-        };
-        st.cells_visited += stencil.nonempty;
-        st.cells_pruned += (stencil.all & !m).count_ones() as u64;
-        reserve(out, stencil.total + S::SLACK, k, hi - lo);
+        let g1 = (i0 + W).min(hi).min(cell_start[key as usize + 1] as usize);
+        let gn = g1 - i0;
+        let gvalid = (1u32 << gn) - 1;
+        let g = [lanes(&pos.x, i0), lanes(&pos.y, i0), lanes(&pos.z, i0)];
+
+        // 2. Which units each particle of the group must scan.
+        let mut tested = 0u64;
+        for (u, m) in unit_mask.iter_mut().enumerate() {
+            // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
+            *m = if PRUNE {
+                let near = unsafe { L::box_mask(pos, i0, &stencil.boxes[u], h2) };
+                near & gvalid
+            } else {
+                gvalid
+            };
+            let kept = m.count_ones() as u64;
+            tested += kept * stencil.sizes[u] as u64;
+            st.cells_pruned += gn as u64 - kept;
+        }
+        st.candidates += tested;
+        st.cells_visited += stencil.nonempty * gn as u64;
+
+        // 3. Distance steps into the staging rows.
+        let mut len = [0usize; W];
+        let sp = stage.as_mut_ptr();
+        for batch in stencil.chunks.chunks(W) {
+            let mut word = 0u64;
+            for (b, c) in batch.iter().enumerate() {
+                word |= (unit_mask[c.unit as usize] as u64) << (W * b);
+            }
+            while word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                let c = batch[bit / W];
+                let i = bit % W;
+                let p = [g[0][i], g[1][i], g[2][i]];
+                // SAFETY: chunk starts are data slots (padding covers + 8); a staging row has
+                // stencil.total + 8 slots and holds at most stencil.total kept indices before
+                // this write of 8.
+                unsafe {
+                    let m = L::dist_mask(pos, c.start as usize, p, h2) & c.valid as u32;
+                    L::compact(sp.add(i * stride + len[i]), c.start, m);
+                    len[i] += m.count_ones() as usize;
+                }
+            }
+        }
+
+        // 4. Rows to the block's list.
+        let need: usize = len[..gn].iter().sum();
+        reserve(out, need + W, i0 - lo, hi - lo);
+        let mut at = out.len();
         let dst = out.as_mut_ptr();
-        let first = out.len();
-        let mut len = first;
-        // One lane at a time: a cell of up to 8 particles is one vector step, so the loops'
-        // branches are predictable (merging kept neighbours into longer runs is not: it costs
-        // more in mispredictions than it saves).
-        while m != 0 {
-            let c = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let (s, e) = (stencil.start[c] as usize, stencil.end[c] as usize);
-            // SAFETY: reserved stencil.total + SLACK >= this particle's candidates + SLACK.
-            len = unsafe { S::scan(p, pos, s, e, h2, dst, len) };
-            st.candidates += (e - s) as u64;
+        for (i, &l) in len[..gn].iter().enumerate() {
+            // Copy whole 8-slot steps (rows are short; a memcpy call costs more than it moves).
+            // SAFETY: the row holds l + 8 <= stride slots; `out` has room for need + 8.
+            unsafe {
+                let src = sp.add(i * stride);
+                let mut k = 0;
+                while k < l {
+                    std::ptr::copy_nonoverlapping(src.add(k), dst.add(at + k), W);
+                    k += W;
+                }
+            }
+            at += l;
+            counts[i0 - lo + i] = at as u32;
         }
-        // SAFETY: slots first..len were written by scan.
-        unsafe { out.set_len(len) };
-        counts[k] = len as u32;
-        st.neighbors += (len - first) as u64;
+        // SAFETY: slots up to `at` were written above.
+        unsafe { out.set_len(at) };
+        st.neighbors += need as u64;
+        i0 = g1;
     }
     st
 }
@@ -527,21 +593,28 @@ fn grid_block<const LANES: usize, S: Scan>(
 /// operations in the same order (Rust never contracts to FMA), so results are bit-identical.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
-#[allow(clippy::too_many_arguments)]
-fn grid_block_avx2<const LANES: usize>(
-    grid: &Grid,
-    pos: &SoaPositions,
-    aabbs: Option<&[Aabb]>,
-    h2: f32,
-    lo: usize,
-    hi: usize,
+fn grid_block_avx2<const PRUNE: bool>(
+    args: BlockArgs,
     out: &mut Vec<u32>,
     counts: &mut [u32],
+    stage: &mut Vec<u32>,
 ) -> SearchStats {
-    grid_block::<LANES, Avx2Scan>(grid, pos, aabbs, h2, lo, hi, out, counts)
+    grid_block::<PRUNE, Avx2>(args, out, counts, stage)
+}
+
+/// When set, the portable kernel is used even where AVX2 is available (for tests and
+/// comparisons; both kernels give identical lists).
+static PORTABLE_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Force the portable (non-SIMD-intrinsics) kernel on or off for the whole process.
+pub fn force_portable_kernel(on: bool) {
+    PORTABLE_ONLY.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn has_avx2() -> bool {
+    if PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         std::is_x86_feature_detected!("avx2")
@@ -592,6 +665,14 @@ impl SoaPositions {
     pub fn axes(&self) -> [&[f32]; 3] {
         let n = self.len();
         [&self.x[..n], &self.y[..n], &self.z[..n]]
+    }
+
+    /// Set the length to `n` (contents unspecified) with the +inf padding after it.
+    pub fn resize(&mut self, n: usize) {
+        for v in [&mut self.x, &mut self.y, &mut self.z] {
+            v.resize(n + PAD, f32::INFINITY);
+            v[n..].fill(f32::INFINITY);
+        }
     }
 
     /// `self[slot] = src[perm[slot]]`, in parallel.
@@ -647,20 +728,20 @@ pub fn search(
     let radius = grid.spec().radius;
     let h2 = radius * radius;
     match mode {
-        SearchMode::Brute => lists.fill(n, |lo, hi, out, counts| {
+        SearchMode::Brute => lists.fill(n, |lo, hi, out, counts, _| {
             let mut st = SearchStats::default();
+            let [xs, ys, zs] = sorted.axes();
             for (k, i) in (lo..hi).enumerate() {
-                out.reserve(n);
-                let len = out.len();
-                let p = [sorted.x[i], sorted.y[i], sorted.z[i]];
-                // SAFETY: reserved n slots beyond len.
-                let new_len =
-                    unsafe { ScalarScan::scan(p, sorted, 0, n, h2, out.as_mut_ptr(), len) };
-                unsafe { out.set_len(new_len) };
-                counts[k] = new_len as u32;
+                let p = sorted.get(i);
+                for j in 0..n {
+                    if dist2(p, Vec3A::new(xs[j], ys[j], zs[j])) <= h2 {
+                        out.push(j as u32);
+                    }
+                }
+                counts[k] = out.len() as u32;
                 st.candidates += n as u64;
-                st.neighbors += (new_len - len) as u64;
             }
+            st.neighbors = out.len() as u64;
             st
         }),
         SearchMode::Unpruned | SearchMode::Pruned => {
@@ -673,25 +754,23 @@ pub fn search(
             } else {
                 None
             };
-            let wide = grid.spec().cell_size.reach() > 1;
             let avx2 = has_avx2();
-            lists.fill(n, |lo, hi, out, counts| {
+            lists.fill(n, |lo, hi, out, counts, scratch| {
+                let args = (grid, sorted, aabbs, h2, lo, hi);
                 #[cfg(target_arch = "x86_64")]
                 if avx2 {
                     // SAFETY: the CPU supports the enabled features (checked above).
                     return unsafe {
-                        if wide {
-                            grid_block_avx2::<128>(grid, sorted, aabbs, h2, lo, hi, out, counts)
-                        } else {
-                            grid_block_avx2::<32>(grid, sorted, aabbs, h2, lo, hi, out, counts)
+                        match aabbs {
+                            Some(_) => grid_block_avx2::<true>(args, out, counts, scratch),
+                            None => grid_block_avx2::<false>(args, out, counts, scratch),
                         }
                     };
                 }
                 let _ = avx2;
-                if wide {
-                    grid_block::<128, ScalarScan>(grid, sorted, aabbs, h2, lo, hi, out, counts)
-                } else {
-                    grid_block::<32, ScalarScan>(grid, sorted, aabbs, h2, lo, hi, out, counts)
+                match aabbs {
+                    Some(_) => grid_block::<true, Portable>(args, out, counts, scratch),
+                    None => grid_block::<false, Portable>(args, out, counts, scratch),
                 }
             })
         }
@@ -728,10 +807,8 @@ impl NeighborSearch {
     /// Construction: sort `positions` into cell order, gather them, and (pruned) build the AABBs.
     pub fn build(&mut self, positions: &[Vec3A]) {
         self.grid.sort(positions);
-        self.sorted.gather(self.grid.permutation(), positions);
-        if self.mode == SearchMode::Pruned {
-            self.grid.build_aabbs(&self.sorted);
-        }
+        let aabbs = self.mode == SearchMode::Pruned;
+        self.grid.gather_sorted(positions, &mut self.sorted, aabbs);
     }
 
     /// Search on the positions of the last [`build`](Self::build).

@@ -1,0 +1,256 @@
+//! Neighbor search against an independent brute-force reference, written here from the documented
+//! rule (j is a neighbor of i iff `(dx*dx + dy*dy) + dz*dz <= h*h` in f32, self included), on many
+//! kinds of clouds; plus counters and thread-count independence.
+
+use glam::Vec3A;
+use pbf::neighbors::{CellSize, GridSpec, NeighborSearch, SearchMode, SearchStats};
+use proptest::prelude::*;
+
+/// The reference: every pair, in the slot order the search used, straight from the rule.
+fn reference(sorted: &[Vec3A], h: f32) -> Vec<Vec<u32>> {
+    let h2 = h * h;
+    sorted
+        .iter()
+        .map(|&p| {
+            (0..sorted.len() as u32)
+                .filter(|&j| {
+                    let q = sorted[j as usize];
+                    let (dx, dy, dz) = (q.x - p.x, q.y - p.y, q.z - p.z);
+                    (dx * dx + dy * dy) + dz * dz <= h2
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn lists(ns: &NeighborSearch) -> Vec<Vec<u32>> {
+    (0..ns.lists().len())
+        .map(|i| ns.lists().neighbors(i).to_vec())
+        .collect()
+}
+
+fn sorted_points(ns: &NeighborSearch) -> Vec<Vec3A> {
+    let s = ns.sorted_positions();
+    (0..s.len()).map(|i| s.get(i)).collect()
+}
+
+/// Run all three modes on `points` over `spec`; check each against the reference and return the
+/// pruned and unpruned stats.
+fn check_all(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) {
+    // The kernel choice is process-wide: hold the lock for both runs.
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let fast = check_kernel(points, spec);
+    pbf::neighbors::search::force_portable_kernel(true);
+    let portable = std::panic::catch_unwind(|| check_kernel(points, spec));
+    pbf::neighbors::search::force_portable_kernel(false);
+    let portable = portable.unwrap_or_else(|e| std::panic::resume_unwind(e));
+    assert_eq!(
+        fast, portable,
+        "AVX2 and portable kernels disagree on the counters"
+    );
+    fast
+}
+
+/// Serializes the tests that switch the process-wide kernel choice.
+static KERNEL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn check_kernel(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) {
+    let mut stats = Vec::new();
+    let mut expected = None;
+    for mode in [SearchMode::Pruned, SearchMode::Unpruned, SearchMode::Brute] {
+        let mut ns = NeighborSearch::new(spec, mode);
+        ns.build(points);
+        let st = ns.search();
+        assert_eq!(ns.lists().len(), points.len());
+        let exp = expected.get_or_insert_with(|| reference(&sorted_points(&ns), spec.radius));
+        let got = lists(&ns);
+        for (i, (g, e)) in got.iter().zip(exp.iter()).enumerate() {
+            assert_eq!(
+                g, e,
+                "{mode} mode: neighbors of slot {i} differ from brute force"
+            );
+        }
+        assert_eq!(st.neighbors as usize, ns.lists().total());
+        assert_eq!(
+            st.neighbors as usize,
+            exp.iter().map(Vec::len).sum::<usize>()
+        );
+        // The permutation is a permutation, and slot i holds input point perm[i].
+        let perm = ns.grid().permutation();
+        let mut seen = vec![false; points.len()];
+        for (slot, &from) in perm.iter().enumerate() {
+            assert!(
+                !std::mem::replace(&mut seen[from as usize], true),
+                "slot taken twice"
+            );
+            assert_eq!(ns.sorted_positions().get(slot), points[from as usize]);
+        }
+        stats.push(st);
+    }
+    let (pr, un) = (stats[0], stats[1]);
+    assert_eq!(pr.neighbors, un.neighbors);
+    assert_eq!(pr.cells_visited, un.cells_visited);
+    assert!(pr.candidates <= un.candidates);
+    assert_eq!(un.cells_pruned, 0);
+    assert!(pr.cells_pruned <= pr.cells_visited);
+    (pr, un)
+}
+
+fn spec_around(points: &[Vec3A], h: f32, cell: CellSize) -> GridSpec {
+    GridSpec::around(points, h, cell).unwrap()
+}
+
+fn vec3() -> impl Strategy<Value = Vec3A> {
+    (0f32..1.0, 0f32..1.0, 0f32..1.0).prop_map(|(x, y, z)| Vec3A::new(x, y, z))
+}
+
+fn cell_size() -> impl Strategy<Value = CellSize> {
+    prop_oneof![Just(CellSize::H), Just(CellSize::Half)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn uniform_random(points in prop::collection::vec(vec3(), 0..600), h in 0.03f32..0.3, cell in cell_size()) {
+        check_all(&points, spec_around(&points, h, cell));
+    }
+
+    #[test]
+    fn jittered_lattice(n in 1usize..9, jitter in 0f32..0.01, seed in 0u64..1000, cell in cell_size()) {
+        let points = pbf::points::jittered_lattice(n, 0.02, jitter, true, seed);
+        check_all(&points, spec_around(&points, 0.04, cell));
+    }
+
+    /// A few tight clusters: crowded cells (more than 8 particles, so several vector steps per
+    /// cell) next to empty ones.
+    #[test]
+    fn tight_clusters(centers in prop::collection::vec(vec3(), 1..5),
+                      offsets in prop::collection::vec((-1f32..1.0, -1f32..1.0, -1f32..1.0), 1..400),
+                      h in 0.02f32..0.2, cell in cell_size()) {
+        let points: Vec<Vec3A> = offsets.iter().enumerate()
+            .map(|(k, &(a, b, c))| centers[k % centers.len()] + Vec3A::new(a, b, c) * 0.01)
+            .collect();
+        check_all(&points, spec_around(&points, h, cell));
+    }
+
+    /// Points on a lattice whose spacing is the radius itself: many pairs at distance exactly h,
+    /// and many points exactly on (nominal) cell faces.
+    #[test]
+    fn exactly_on_faces(n in 1usize..7, h in prop_oneof![Just(0.25f32), Just(0.1), Just(0.04), Just(1.0)],
+                        cell in cell_size()) {
+        let mut points = Vec::new();
+        for z in 0..n { for y in 0..n { for x in 0..n {
+            points.push(Vec3A::new(x as f32, y as f32, z as f32) * h);
+        }}}
+        let spec = GridSpec::new(Vec3A::ZERO, Vec3A::splat(n as f32 * h), h, cell).unwrap();
+        let (_, un) = check_all(&points, spec);
+        // Each interior point sees its 6 face neighbors at exactly h, and itself.
+        if n >= 3 {
+            prop_assert!(un.neighbors >= 7 * (n as u64 - 2).pow(3));
+        }
+    }
+
+    /// A domain smaller than the cloud: outside points are clamped into border cells, never lost.
+    #[test]
+    fn points_outside_domain(points in prop::collection::vec(
+                                 (-2f32..3.0, -2f32..3.0, -2f32..3.0).prop_map(|(x, y, z)| Vec3A::new(x, y, z)), 0..400),
+                             h in 0.1f32..0.6, cell in cell_size()) {
+        let spec = GridSpec::new(Vec3A::ZERO, Vec3A::ONE, h, cell).unwrap();
+        check_all(&points, spec);
+    }
+
+    /// Everything in one cell.
+    #[test]
+    fn one_cell(points in prop::collection::vec(vec3(), 0..200), cell in cell_size()) {
+        let pts: Vec<Vec3A> = points.iter().map(|p| *p * 0.01 + Vec3A::splat(0.5)).collect();
+        let spec = GridSpec::new(Vec3A::ZERO, Vec3A::ONE, 0.5, cell).unwrap();
+        check_all(&pts, spec);
+    }
+}
+
+#[test]
+fn empty_and_single() {
+    let spec = GridSpec::new(Vec3A::ZERO, Vec3A::ONE, 0.1, CellSize::H).unwrap();
+    let (pr, _) = check_all(&[], spec);
+    assert_eq!(pr, SearchStats::default());
+    let (pr, un) = check_all(&[Vec3A::splat(0.5)], spec);
+    assert_eq!((pr.neighbors, un.neighbors, un.candidates), (1, 1, 1));
+}
+
+#[test]
+fn pruning_cuts_candidates_on_a_lattice() {
+    let points = pbf::points::jittered_lattice(20, 0.02, 0.002, true, 7);
+    let (pr, un) = check_all(&points, spec_around(&points, 0.04, CellSize::H));
+    // The paper reports about a third fewer; on this lattice far more cells are out of reach.
+    assert!(
+        (pr.candidates as f64) < 0.66 * un.candidates as f64,
+        "pruned {} vs unpruned {} candidates",
+        pr.candidates,
+        un.candidates
+    );
+    assert!(pr.cells_pruned > 0);
+}
+
+#[test]
+fn identical_for_any_thread_count() {
+    let points = pbf::points::collapsing_column(30_000, 0.02, 0.003, true, 3);
+    let spec = spec_around(&points, 0.04, CellSize::H);
+    for mode in [SearchMode::Pruned, SearchMode::Unpruned] {
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut ns = NeighborSearch::new(spec, mode);
+                ns.build(&points);
+                let st = ns.search();
+                (ns.grid().permutation().to_vec(), ns.lists().to_csr(), st)
+            })
+        };
+        let one = run(1);
+        let four = run(4);
+        assert!(one.1.1.len() > points.len(), "expected real neighbor lists");
+        assert_eq!(
+            one.0, four.0,
+            "{mode}: permutation differs between 1 and 4 threads"
+        );
+        assert_eq!(
+            one.1, four.1,
+            "{mode}: CSR lists differ between 1 and 4 threads"
+        );
+        assert_eq!(
+            one.2, four.2,
+            "{mode}: counters differ between 1 and 4 threads"
+        );
+    }
+}
+
+/// Rebuilding on new positions reuses buffers and still gives the right lists.
+#[test]
+fn rebuild_reuses_buffers() {
+    let a = pbf::points::jittered_lattice(10, 0.02, 0.004, true, 1);
+    let b = pbf::points::collapsing_column(900, 0.02, 0.004, true, 2);
+    let spec = GridSpec::new(Vec3A::splat(-0.01), Vec3A::splat(0.5), 0.04, CellSize::H).unwrap();
+    let mut ns = NeighborSearch::new(spec, SearchMode::Pruned);
+    for pts in [&a, &b, &a] {
+        ns.build(pts);
+        ns.search();
+        assert_eq!(lists(&ns), reference(&sorted_points(&ns), 0.04));
+    }
+}
+
+/// A pair whose f32 distance rounds down to exactly h although the points lie in cells two apart
+/// at cell width h: x = 1 - 2^-24 and x = 2 with h = 1 (2 - (1 - 2^-24) rounds to 1). The grid's
+/// cell margin keeps them within one cell; without it the grid would miss this neighbor.
+#[test]
+fn rounding_at_cell_faces() {
+    let below_one = f32::from_bits(1.0f32.to_bits() - 1);
+    let points = [Vec3A::new(below_one, 0.5, 0.5), Vec3A::new(2.0, 0.5, 0.5)];
+    let dx = points[1].x - points[0].x;
+    assert_eq!(dx, 1.0, "the premise: the f32 difference rounds to h");
+    let spec = GridSpec::new(Vec3A::ZERO, Vec3A::splat(3.0), 1.0, CellSize::H).unwrap();
+    let (pr, _) = check_all(&points, spec);
+    assert_eq!(pr.neighbors, 4, "each point has itself and the other");
+}
