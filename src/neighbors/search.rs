@@ -242,25 +242,19 @@ fn lanes(v: &[f32], s: usize) -> [f32; W] {
     v[s..s + W].try_into().unwrap()
 }
 
-/// One vector step: up to 8 stencil slots starting at `start` (lanes in `valid`).
-#[derive(Clone, Copy, Default)]
-struct Chunk {
-    start: u32,
-    valid: u8,
-    /// Which stencil unit (cell when pruned, row when not) the chunk belongs to.
-    unit: u8,
-}
+/// Most units a stencil can have (5 x 5 x 5 cells).
+const MAX_UNITS: usize = 125;
 
-/// The stencil of one cell: its units (non-empty cells when pruned, non-empty rows when not, in
-/// ascending key order), their boxes, and the units cut into 8-slot chunks. Rebuilt only when
-/// the walk over sorted particles enters a new cell.
-#[derive(Default)]
+/// The stencil of one cell: its units, in ascending key order. Pruned: one unit per non-empty
+/// cell (its box is read from the grid by key). Unpruned: one unit per non-empty stencil row,
+/// the row's cells being consecutive keys and so one contiguous slot range. Fixed arrays, rebuilt
+/// when the walk over sorted particles enters a new cell (for cells of ~8 particles, once per
+/// group, so it is kept to loads and stores).
 struct Stencil {
-    /// Box of each unit (pruned only).
-    boxes: Vec<Aabb>,
-    /// Particles in each unit.
-    sizes: Vec<u32>,
-    chunks: Vec<Chunk>,
+    n: usize,
+    key: [u32; MAX_UNITS],
+    start: [u32; MAX_UNITS],
+    end: [u32; MAX_UNITS],
     /// Non-empty cells in the stencil (for the counters).
     nonempty: u64,
     /// Particles in the stencil: an upper bound on one particle's neighbors.
@@ -268,67 +262,54 @@ struct Stencil {
 }
 
 impl Stencil {
-    #[inline(always)]
-    fn push_unit(&mut self, s: u32, e: u32) {
-        let unit = self.sizes.len() as u8;
-        self.sizes.push(e - s);
-        self.total += (e - s) as usize;
-        let mut c = s;
-        while c < e {
-            let k = (e - c).min(W as u32);
-            self.chunks.push(Chunk {
-                start: c,
-                valid: ((1u32 << k) - 1) as u8,
-                unit,
-            });
-            c += W as u32;
+    fn new() -> Self {
+        Stencil {
+            n: 0,
+            key: [0; MAX_UNITS],
+            start: [0; MAX_UNITS],
+            end: [0; MAX_UNITS],
+            nonempty: 0,
+            total: 0,
         }
     }
 
-    /// Fill for the cell `key`. Pruned (`aabbs` given): one unit per non-empty cell, with its box.
-    /// Unpruned: one unit per stencil row, the row's cells being consecutive keys and so one
-    /// contiguous slot range (fewer partly filled chunks).
     #[inline(always)]
-    fn build(&mut self, grid: &Grid, key: usize, aabbs: Option<&[Aabb]>) {
+    fn build<const PRUNE: bool>(&mut self, grid: &Grid, key: usize) {
         let spec = grid.spec();
         let start = grid.cell_start();
         let r = spec.cell_size.reach();
         let [cx, cy, cz] = spec.coords_of(key);
         let [nx, ny, nz] = spec.dims;
         let (x0, x1) = (cx.saturating_sub(r), (cx + r).min(nx - 1));
-        self.boxes.clear();
-        self.sizes.clear();
-        self.chunks.clear();
-        self.total = 0;
-        self.nonempty = 0;
+        let mut n = 0;
+        let mut total = 0;
+        let mut nonempty = 0;
         for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
             for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
                 let row = spec.key_of([0, y, z]);
-                match aabbs {
-                    Some(b) => {
-                        for k in row + x0..=row + x1 {
-                            let (s, e) = (start[k], start[k + 1]);
-                            if e > s {
-                                self.boxes.push(b[k]);
-                                self.push_unit(s, e);
-                            }
-                        }
+                let cells = &start[row + x0..=row + x1 + 1];
+                if PRUNE {
+                    for (k, w) in cells.windows(2).enumerate() {
+                        self.key[n] = (row + x0 + k) as u32;
+                        self.start[n] = w[0];
+                        self.end[n] = w[1];
+                        n += (w[1] > w[0]) as usize;
                     }
-                    None => {
-                        for k in row + x0..=row + x1 {
-                            self.nonempty += (start[k + 1] > start[k]) as u64;
-                        }
-                        let (s, e) = (start[row + x0], start[row + x1 + 1]);
-                        if e > s {
-                            self.push_unit(s, e);
-                        }
+                } else {
+                    for w in cells.windows(2) {
+                        nonempty += (w[1] > w[0]) as u64;
                     }
+                    let (s, e) = (cells[0], cells[cells.len() - 1]);
+                    self.start[n] = s;
+                    self.end[n] = e;
+                    n += (e > s) as usize;
                 }
+                total += (cells[cells.len() - 1] - cells[0]) as usize;
             }
         }
-        if aabbs.is_some() {
-            self.nonempty = self.sizes.len() as u64;
-        }
+        self.n = n;
+        self.total = total;
+        self.nonempty = if PRUNE { n as u64 } else { nonempty };
     }
 }
 
@@ -482,9 +463,10 @@ type BlockArgs<'a> = (
 /// 1. the block's particles are walked in cell order, in groups of up to 8 of the same cell;
 /// 2. each stencil unit's box is tested against the whole group in one 8-wide step (pruned), giving
 ///    a group mask per unit (unpruned: every unit, every particle);
-/// 3. the set (chunk, particle) pairs are visited in batches of 8 chunks (one 64-bit word, so loop
-///    exits are rare and predictable); each is one 8-wide distance step whose kept indices are
-///    compacted (table lookup) into that particle's staging row, in ascending slot order;
+/// 3. the set (unit, particle) pairs are visited in batches of 8 units (one 64-bit word, so loop
+///    exits are rare and predictable); each is one 8-wide distance step (more for a crowded unit)
+///    whose kept indices are compacted (table lookup) into that particle's staging row, in
+///    ascending slot order;
 /// 4. each particle's row is appended to the block's list.
 ///
 /// Pruning therefore removes exactly the vector steps of the skipped cells, and the rest of the
@@ -498,68 +480,85 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
 ) -> SearchStats {
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
+    let boxes = aabbs.unwrap_or(&[]);
     let mut st = SearchStats::default();
-    let mut stencil = Stencil::default();
-    let mut unit_mask: Vec<u32> = Vec::new();
+    let mut stencil = Stencil::new();
+    let mut unit_mask = [0u32; MAX_UNITS];
     let mut cur = u32::MAX;
     let mut stride = 0usize;
     let mut i0 = lo;
     while i0 < hi {
         let key = keys[i0];
         if key != cur {
-            stencil.build(grid, key as usize, if PRUNE { aabbs } else { None });
+            stencil.build::<PRUNE>(grid, key as usize);
             cur = key;
             stride = stencil.total + W;
             if stage.len() < W * stride {
                 stage.resize(W * stride, 0);
             }
-            unit_mask.resize(stencil.sizes.len(), 0);
         }
         let g1 = (i0 + W).min(hi).min(cell_start[key as usize + 1] as usize);
         let gn = g1 - i0;
         let gvalid = (1u32 << gn) - 1;
-        let g = [lanes(&pos.x, i0), lanes(&pos.y, i0), lanes(&pos.z, i0)];
+        debug_assert!(i0 + W <= pos.x.len());
+        let units = stencil.n;
 
         // 2. Which units each particle of the group must scan.
         let mut tested = 0u64;
-        for (u, m) in unit_mask.iter_mut().enumerate() {
-            // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
-            *m = if PRUNE {
-                let near = unsafe { L::box_mask(pos, i0, &stencil.boxes[u], h2) };
+        let mut kept_units = 0u64;
+        for u in 0..units {
+            let m = if PRUNE {
+                // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
+                let near = unsafe { L::box_mask(pos, i0, &boxes[stencil.key[u] as usize], h2) };
                 near & gvalid
             } else {
                 gvalid
             };
+            unit_mask[u] = m;
             let kept = m.count_ones() as u64;
-            tested += kept * stencil.sizes[u] as u64;
-            st.cells_pruned += gn as u64 - kept;
+            kept_units += kept;
+            tested += kept * (stencil.end[u] - stencil.start[u]) as u64;
         }
         st.candidates += tested;
         st.cells_visited += stencil.nonempty * gn as u64;
+        if PRUNE {
+            st.cells_pruned += units as u64 * gn as u64 - kept_units;
+        }
 
-        // 3. Distance steps into the staging rows.
+        // 3. Distance steps into the staging rows, 8 units (one 64-bit word) at a time.
         let mut len = [0usize; W];
         let sp = stage.as_mut_ptr();
-        for batch in stencil.chunks.chunks(W) {
+        let mut u0 = 0;
+        while u0 < units {
             let mut word = 0u64;
-            for (b, c) in batch.iter().enumerate() {
-                word |= (unit_mask[c.unit as usize] as u64) << (W * b);
+            for b in 0..W.min(units - u0) {
+                word |= (unit_mask[u0 + b] as u64) << (W * b);
             }
             while word != 0 {
                 let bit = word.trailing_zeros() as usize;
                 word &= word - 1;
-                let c = batch[bit / W];
+                let u = u0 + bit / W;
                 let i = bit % W;
-                let p = [g[0][i], g[1][i], g[2][i]];
-                // SAFETY: chunk starts are data slots (padding covers + 8); a staging row has
-                // stencil.total + 8 slots and holds at most stencil.total kept indices before
-                // this write of 8.
-                unsafe {
-                    let m = L::dist_mask(pos, c.start as usize, p, h2) & c.valid as u32;
-                    L::compact(sp.add(i * stride + len[i]), c.start, m);
-                    len[i] += m.count_ones() as usize;
+                let p = [pos.x[i0 + i], pos.y[i0 + i], pos.z[i0 + i]];
+                let (mut c, e) = (stencil.start[u], stencil.end[u]);
+                // One step for a unit of up to 8 particles; more only in crowded cells.
+                loop {
+                    let valid = (1u32 << (e - c).min(W as u32)) - 1;
+                    // SAFETY: c is a data slot (padding covers c + 8); a staging row has
+                    // stencil.total + 8 slots and holds at most stencil.total kept indices
+                    // before this write of 8.
+                    unsafe {
+                        let m = L::dist_mask(pos, c as usize, p, h2) & valid;
+                        L::compact(sp.add(i * stride + len[i]), c, m);
+                        len[i] += m.count_ones() as usize;
+                    }
+                    c += W as u32;
+                    if c >= e {
+                        break;
+                    }
                 }
             }
+            u0 += W;
         }
 
         // 4. Rows to the block's list.

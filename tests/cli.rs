@@ -1,0 +1,135 @@
+//! The `pbf` binary as a user runs it: `bench-search` output, point files, and bad input.
+
+use std::process::Command;
+
+fn pbf(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args(args)
+        .output()
+        .expect("run pbf")
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "pbf failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn bench_search_json_on_a_lattice() {
+    let out = pbf(&[
+        "bench-search",
+        "--lattice",
+        "16",
+        "--spacing",
+        "0.02",
+        "--jitter",
+        "0.002",
+        "--shuffle",
+        "--radius",
+        "0.04",
+        "--reps",
+        "3",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    let v = json(&out);
+    assert_eq!(v["particles"], 4096);
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["identical"], true);
+    assert!((v["radius"].as_f64().unwrap() - 0.04).abs() < 1e-6);
+    let (p, u) = (&v["modes"]["pruned"], &v["modes"]["unpruned"]);
+    for m in [p, u] {
+        for key in [
+            "construction_ms",
+            "search_ms",
+            "candidates_per_particle",
+            "neighbors_per_particle",
+        ] {
+            assert!(m[key].as_f64().unwrap() > 0.0, "{key} missing or zero");
+        }
+    }
+    assert_eq!(p["neighbors_per_particle"], u["neighbors_per_particle"]);
+    assert!(p["candidates_per_particle"].as_f64() < u["candidates_per_particle"].as_f64());
+    // About 28 neighbors (self included) on this lattice, as in the issue; fewer near the surface.
+    let nb = p["neighbors_per_particle"].as_f64().unwrap();
+    assert!((20.0..32.0).contains(&nb), "neighbors per particle {nb}");
+}
+
+#[test]
+fn bench_search_table_and_xyz_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cloud.xyz");
+    let pts = pbf::points::jittered_lattice(10, 0.1, 0.01, true, 5);
+    pbf::points::write_xyz(&path, &pts).unwrap();
+    let out = pbf(&[
+        "bench-search",
+        path.to_str().unwrap(),
+        "--radius",
+        "0.2",
+        "--reps",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("1000 particles, radius 0.2"), "{text}");
+    assert!(text.contains("lists identical"), "{text}");
+    assert!(
+        text.contains("pruned") && text.contains("unpruned"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_point_files_exit_2_and_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.xyz");
+    std::fs::write(&bad, [0u8; 13]).unwrap();
+    let missing = dir.path().join("missing.xyz");
+    let nan = dir.path().join("nan.xyz");
+    pbf::points::write_xyz(&nan, &[glam::Vec3A::new(0.0, f32::NAN, 0.0)]).unwrap();
+    let other = dir.path().join("cloud.csv");
+    std::fs::write(&other, "1,2,3\n").unwrap();
+    for (path, expect) in [
+        (&bad, "not a multiple of 12"),
+        (&missing, "missing.xyz"),
+        (&nan, "not finite"),
+        (&other, "expected .xyz, .vtu or .vtk"),
+    ] {
+        let out = pbf(&["bench-search", path.to_str().unwrap(), "--radius", "0.1"]);
+        assert_eq!(out.status.code(), Some(2), "{path:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+        assert!(err.contains(expect), "{err}");
+        assert!(out.stdout.is_empty(), "nothing on stdout for bad input");
+    }
+}
+
+#[test]
+fn bad_options_exit_2() {
+    for args in [
+        &["bench-search", "--lattice", "4", "--radius", "-1"][..],
+        &["bench-search", "--lattice", "0"],
+        &["bench-search", "--lattice", "4", "--threads", "0"],
+        &["bench-search"],
+    ] {
+        let out = pbf(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
