@@ -30,22 +30,25 @@ enum Command {
 #[derive(Args)]
 struct BenchSearchArgs {
     /// Point file: raw little-endian f32 xyz triples (.xyz), or a .vtu / .vtk frame.
-    #[arg(conflicts_with = "lattice", required_unless_present = "lattice")]
+    #[arg(conflicts_with_all = ["lattice", "column"], required_unless_present_any = ["lattice", "column"])]
     points: Option<PathBuf>,
     /// Generate a jittered lattice of N x N x N points instead of reading a file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "column")]
     lattice: Option<usize>,
-    /// Lattice spacing.
-    #[arg(long, default_value_t = 0.02, requires = "lattice")]
+    /// Generate a collapsing water column (a dam-break-like shape) of about N points.
+    #[arg(long, value_name = "N")]
+    column: Option<usize>,
+    /// Spacing of the generated points.
+    #[arg(long, default_value_t = 0.02)]
     spacing: f32,
-    /// Uniform jitter of each lattice coordinate, in [-J, J].
-    #[arg(long, value_name = "J", default_value_t = 0.0, requires = "lattice")]
+    /// Uniform jitter of each generated coordinate, in [-J, J].
+    #[arg(long, value_name = "J", default_value_t = 0.0)]
     jitter: f32,
-    /// Shuffle the lattice's memory order (as an unsorted simulation state would be).
-    #[arg(long, requires = "lattice")]
+    /// Shuffle the generated points' memory order (as an unsorted simulation state would be).
+    #[arg(long)]
     shuffle: bool,
-    /// Seed of the lattice's jitter and shuffle.
-    #[arg(long, default_value_t = 1, requires = "lattice")]
+    /// Seed of the jitter and shuffle.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Search radius h (default: 2 x lattice spacing).
     #[arg(long, value_name = "H")]
@@ -112,11 +115,19 @@ fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -
 }
 
 fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
-    let (pts, default_radius) = match (&a.points, a.lattice) {
+    let generated = a.lattice.or(a.column);
+    let (pts, default_radius) = match (&a.points, generated) {
         (Some(path), _) => (points::read_points(path).map_err(input)?, None),
         (None, Some(n)) => {
             if n == 0 {
-                return Err(input(anyhow::anyhow!("--lattice must be at least 1")));
+                return Err(input(anyhow::anyhow!(
+                    "--{} must be at least 1",
+                    if a.lattice.is_some() {
+                        "lattice"
+                    } else {
+                        "column"
+                    }
+                )));
             }
             if !(a.spacing.is_finite() && a.spacing > 0.0) {
                 return Err(input(anyhow::anyhow!(
@@ -130,12 +141,14 @@ fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
                     a.jitter
                 )));
             }
-            (
-                points::jittered_lattice(n, a.spacing, a.jitter, a.shuffle, a.seed),
-                Some(2.0 * a.spacing),
-            )
+            let pts = if a.lattice.is_some() {
+                points::jittered_lattice(n, a.spacing, a.jitter, a.shuffle, a.seed)
+            } else {
+                points::collapsing_column(n, a.spacing, a.jitter, a.shuffle, a.seed)
+            };
+            (pts, Some(2.0 * a.spacing))
         }
-        (None, None) => bail!("give a point file or --lattice N"),
+        (None, None) => bail!("give a point file, --lattice N or --column N"),
     };
     let radius = match (a.radius, default_radius) {
         (Some(h), _) => h,

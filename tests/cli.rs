@@ -61,6 +61,28 @@ fn bench_search_json_on_a_lattice() {
 }
 
 #[test]
+fn bench_search_on_a_collapsing_column() {
+    let v = json(&pbf(&[
+        "bench-search",
+        "--column",
+        "5000",
+        "--jitter",
+        "0.002",
+        "--shuffle",
+        "--reps",
+        "1",
+        "--json",
+    ]));
+    let n = v["particles"].as_u64().unwrap();
+    assert!((4000..6500).contains(&n), "about 5000 particles, got {n}");
+    assert_eq!(v["identical"], true);
+    assert!(
+        (v["radius"].as_f64().unwrap() - 0.04).abs() < 1e-6,
+        "default radius 2 x spacing"
+    );
+}
+
+#[test]
 fn bench_search_table_and_xyz_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cloud.xyz");
@@ -121,6 +143,8 @@ fn bad_options_exit_2() {
     for args in [
         &["bench-search", "--lattice", "4", "--radius", "-1"][..],
         &["bench-search", "--lattice", "0"],
+        &["bench-search", "--column", "0"],
+        &["bench-search", "--lattice", "4", "--column", "100"],
         &["bench-search", "--lattice", "4", "--threads", "0"],
         &["bench-search"],
     ] {
