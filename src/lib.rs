@@ -9,6 +9,26 @@
 //!   unpruned and brute-force searches into cached CSR neighbor lists, with counters;
 //! - [`points`]: point clouds for benchmarks (jittered lattices, `.xyz`, `.vtu`/`.vtk` frames);
 //! - [`bench`]: the timing harness behind `pbf bench-search`.
+//!
+//! ## Example: one neighbor search
+//! ```
+//! use glam::Vec3A;
+//! use pbf::neighbors::{CellSize, GridSpec, NeighborSearch, SearchMode};
+//!
+//! // Three particles on a line, 0.03 apart; search radius 0.04.
+//! let points = [Vec3A::new(0.0, 0.0, 0.0), Vec3A::new(0.03, 0.0, 0.0), Vec3A::new(0.06, 0.0, 0.0)];
+//! let spec = GridSpec::new(Vec3A::ZERO, Vec3A::splat(0.1), 0.04, CellSize::H).unwrap();
+//! let mut search = NeighborSearch::new(spec, SearchMode::Pruned);
+//! search.build(&points); // construction: sort into cell order, per-cell boxes
+//! let stats = search.search(); // neighbor lists, cached until the next build
+//!
+//! // Lists hold slots in cell order (self included); map them back with the permutation.
+//! let perm = search.grid().permutation();
+//! let slot_of = |input: u32| perm.iter().position(|&p| p == input).unwrap();
+//! let middle: Vec<u32> = search.lists().neighbors(slot_of(1)).iter().map(|&s| perm[s as usize]).collect();
+//! assert_eq!(middle, vec![0, 1, 2]);
+//! assert_eq!(stats.neighbors, 7); // 3 selves + 2 pairs, both ways
+//! ```
 
 pub mod bench;
 pub mod neighbors;
