@@ -8,6 +8,7 @@
 //! - [`neighbors`]: grid construction (parallel counting sort, per-cell AABBs) and the pruned,
 //!   unpruned and brute-force searches into cached CSR neighbor lists, with counters;
 //! - [`points`]: point clouds for benchmarks (jittered lattices, `.xyz`, `.vtu`/`.vtk` frames);
+//! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
 //! - [`bench`]: the timing harness behind `pbf bench-search`.
 //!
@@ -34,4 +35,5 @@
 pub mod bench;
 pub mod neighbors;
 pub mod points;
+pub mod scene;
 pub mod sph;
