@@ -8,6 +8,8 @@
 //! - [`neighbors`]: grid construction (parallel counting sort, per-cell AABBs) and the pruned,
 //!   unpruned and brute-force searches into cached CSR neighbor lists, with counters;
 //! - [`points`]: point clouds for benchmarks (jittered lattices, `.xyz`, `.vtu`/`.vtk` frames);
+//! - [`pbf`]: the solver step (Macklin & Müller 2013), with vorticity confinement and XSPH;
+//! - [`boundary`]: colliders (the tank now), with the wall density the fluid feels;
 //! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
 //! - [`bench`]: the timing harness behind `pbf bench-search`.
@@ -33,7 +35,9 @@
 //! ```
 
 pub mod bench;
+pub mod boundary;
 pub mod neighbors;
+pub mod pbf;
 pub mod points;
 pub mod scene;
 pub mod sph;

@@ -86,9 +86,11 @@ pub struct Time {
 pub struct PbfParams {
     /// Constraint iterations per step (default 3).
     pub iterations: u32,
-    /// Constraint relaxation ε added to the λ denominator (default 100; see the solver docs).
+    /// Constraint relaxation: ε = relaxation · S0 is added to the λ denominator, S0 being that
+    /// denominator for a particle at rest inside the fluid (default 1e-3; see the solver docs).
     pub relaxation: f32,
-    /// Artificial pressure strength k (default 0.1).
+    /// Artificial pressure strength k, as a fraction of the λ scale (default 0.01; see the solver
+    /// docs for why this is not the paper's 0.1).
     pub scorr_k: f32,
     /// Artificial pressure exponent n (default 4).
     pub scorr_n: i32,
@@ -104,8 +106,8 @@ impl Default for PbfParams {
     fn default() -> Self {
         PbfParams {
             iterations: 3,
-            relaxation: 100.0,
-            scorr_k: 0.1,
+            relaxation: 1e-3,
+            scorr_k: 0.01,
             scorr_n: 4,
             scorr_dq: 0.2,
             vorticity: 0.01,

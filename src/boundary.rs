@@ -1,0 +1,171 @@
+//! Boundaries as colliders: each keeps particles out of its solid and adds the solid's
+//! contribution to a particle's density, so the fluid feels the walls (without it PBF pulls
+//! particles onto the walls: the sticking the AABB paper reports with its penalty walls).
+//!
+//! Owns: the [`Collider`] interface, the [`ColliderSet`] the solver holds, and the tank
+//! ([`BoxTank`]). Obstacles, moving walls and emitters join later as further colliders.
+//!
+//! ## Wall density (a 1-D density map)
+//! The density a solid adds at a particle is what the fluid would add if the fluid's rest lattice
+//! (spacing s = 2r, particles r in from the surface) continued beyond the surface:
+//! `ρ_wall(d) = m · Σ_{q beyond the wall} W(|p − q|)`, averaged over the particle's lateral
+//! offset against that lattice. It depends only on the distance d to the surface, so it is
+//! tabulated once (with its derivative) and interpolated, as a density map (Koschier & Bender 2017)
+//! for a plane. With the particle mass calibrated on the same lattice (see the solver), a particle
+//! resting against a wall sees the rest density, as one in the interior does. Near an edge or a
+//! corner of the tank the planes' contributions are added; their overlap (the region behind two
+//! walls at once) is counted twice, a small excess confined to edges.
+
+use crate::sph::Kernels;
+use glam::Vec3A;
+
+/// Something solid the fluid must stay out of and feel.
+pub trait Collider: Send + Sync {
+    /// Move `p` out of the solid (to at least the particle radius from its surface).
+    fn project(&self, p: Vec3A) -> Vec3A;
+    /// The solid's density contribution at `p` and its gradient with respect to `p`.
+    fn density(&self, p: Vec3A) -> (f32, Vec3A);
+}
+
+/// Tabulated wall density against the distance to a plane.
+#[derive(Clone, Debug)]
+pub struct WallTable {
+    h: f32,
+    /// ρ at d = k · h / (len − 1).
+    rho: Vec<f32>,
+    /// dρ/dd at the same points.
+    drho: Vec<f32>,
+}
+
+impl WallTable {
+    const SAMPLES: usize = 257;
+
+    /// Build for kernel radius `h`, particle radius `r` and particle mass `mass`.
+    pub fn new(kernels: &Kernels, r: f32, mass: f32) -> Self {
+        let h = kernels.h as f64;
+        let s = 2.0 * r as f64;
+        let lateral = 8; // offsets per axis
+        let reach = (h / s).ceil() as i64 + 1;
+        let sum_at = |d: f64| -> f64 {
+            let mut total = 0.0;
+            for ou in 0..lateral {
+                for ov in 0..lateral {
+                    let (u0, v0) = (
+                        ou as f64 * s / lateral as f64,
+                        ov as f64 * s / lateral as f64,
+                    );
+                    let mut acc = 0.0;
+                    for k in 0..=reach {
+                        let x = d + r as f64 + k as f64 * s;
+                        if x > h {
+                            break;
+                        }
+                        for a in -reach..=reach {
+                            for b in -reach..=reach {
+                                let (y, z) = (u0 + a as f64 * s, v0 + b as f64 * s);
+                                let r2 = x * x + y * y + z * z;
+                                acc += kernels.poly6(r2 as f32) as f64;
+                            }
+                        }
+                    }
+                    total += acc;
+                }
+            }
+            mass as f64 * total / (lateral * lateral) as f64
+        };
+        let n = Self::SAMPLES;
+        let step = h / (n - 1) as f64;
+        let rho: Vec<f64> = (0..n).map(|k| sum_at(k as f64 * step)).collect();
+        let drho = (0..n)
+            .map(|k| {
+                let (a, b) = (k.saturating_sub(1), (k + 1).min(n - 1));
+                ((rho[b] - rho[a]) / ((b - a) as f64 * step)) as f32
+            })
+            .collect();
+        WallTable {
+            h: kernels.h,
+            rho: rho.into_iter().map(|x| x as f32).collect(),
+            drho,
+        }
+    }
+
+    /// (ρ, dρ/dd) at distance `d` from the surface (clamped to [0, h]; 0 beyond h).
+    #[inline]
+    pub fn at(&self, d: f32) -> (f32, f32) {
+        if d >= self.h {
+            return (0.0, 0.0);
+        }
+        let t = (d.max(0.0) / self.h) * (self.rho.len() - 1) as f32;
+        let k = (t as usize).min(self.rho.len() - 2);
+        let f = t - k as f32;
+        (
+            self.rho[k] + f * (self.rho[k + 1] - self.rho[k]),
+            self.drho[k] + f * (self.drho[k + 1] - self.drho[k]),
+        )
+    }
+}
+
+/// The tank: the inside of an axis-aligned box. Particles are kept `r` inside its walls.
+#[derive(Clone, Debug)]
+pub struct BoxTank {
+    pub min: Vec3A,
+    pub max: Vec3A,
+    /// Particle radius.
+    pub r: f32,
+    table: WallTable,
+}
+
+impl BoxTank {
+    pub fn new(min: Vec3A, max: Vec3A, r: f32, table: WallTable) -> Self {
+        BoxTank { min, max, r, table }
+    }
+}
+
+impl Collider for BoxTank {
+    #[inline]
+    fn project(&self, p: Vec3A) -> Vec3A {
+        // NaN stays NaN (max/min ignore it only on one side); the solver checks for it.
+        p.clamp(self.min + self.r, self.max - self.r)
+    }
+
+    #[inline]
+    fn density(&self, p: Vec3A) -> (f32, Vec3A) {
+        let mut rho = 0.0;
+        let mut grad = Vec3A::ZERO;
+        for a in 0..3 {
+            // Distance to the low wall grows with p[a]: ∂d/∂p = +1; to the high wall, -1.
+            let (lo, dlo) = self.table.at(p[a] - self.min[a]);
+            let (hi, dhi) = self.table.at(self.max[a] - p[a]);
+            rho += lo + hi;
+            grad[a] += dlo - dhi;
+        }
+        (rho, grad)
+    }
+}
+
+/// The colliders of a scene, applied in order.
+pub struct ColliderSet {
+    colliders: Vec<Box<dyn Collider>>,
+}
+
+impl ColliderSet {
+    pub fn new(colliders: Vec<Box<dyn Collider>>) -> Self {
+        ColliderSet { colliders }
+    }
+
+    #[inline]
+    pub fn project(&self, mut p: Vec3A) -> Vec3A {
+        for c in &self.colliders {
+            p = c.project(p);
+        }
+        p
+    }
+
+    #[inline]
+    pub fn density(&self, p: Vec3A) -> (f32, Vec3A) {
+        self.colliders.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
+            let (cr, cg) = c.density(p);
+            (r + cr, g + cg)
+        })
+    }
+}

@@ -1,0 +1,398 @@
+//! The Position Based Fluids step (Macklin & Müller 2013), multithreaded with rayon.
+//!
+//! Owns: the particle state ([`Fluid`]) and the step. Does not touch: files (see the CLI) or the
+//! neighbor search internals.
+//!
+//! ## One step (dt fixed)
+//! 1. `v += dt·g`; predicted `p = project(x + dt·v)` (colliders keep it inside the tank).
+//! 2. **Construction**: grid built on `p`, then every particle array is reordered into cell order
+//!    (so neighbors sit close in memory; `id` keeps each particle's identity for output).
+//! 3. **Search**: neighbor lists on `p`, cached for the whole step.
+//! 4. `iterations` times (Jacobi):
+//!    - density `ρ_i = Σ_j m W(p_i − p_j) + ρ_wall(p_i)` (poly6, self included);
+//!    - `C_i = max(ρ_i / ρ0 − 1, 0)` (one-sided, so the free surface is not pulled together);
+//!    - `λ_i = −C_i / (Σ_k |∇_k C_i|² + ε)` with `∇_j C_i = −(m/ρ0) ∇W_ij` for `j ≠ i`
+//!      (`ε = relaxation · S0`, S0 below: the relaxation is a fraction of the rest denominator),
+//!      `∇_i C_i = (m/ρ0) Σ_j ∇W_ij + ∇ρ_wall/ρ0` (spiky gradient);
+//!    - `Δp_i = (m/ρ0) Σ_{j≠i} (λ_i + λ_j + s_corr) ∇W_ij + (λ_i/ρ0) ∇ρ_wall`, with the artificial
+//!      pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`. `S0 = Σ_j |∇_j C_i|²` of a particle
+//!      inside the rest lattice is the scale of λ's denominator: dividing by it makes k a fraction
+//!      of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
+//!      Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
+//!      50 times the pressure term here and blows the free surface apart.);
+//!    - `p = project(p + Δp)`.
+//! 5. `v = (p − x) / dt`.
+//! 6. Vorticity confinement: `ω_i = Σ_j (m/ρ_j) (v_j − v_i) × ∇_{p_j} W_ij`,
+//!    `η_i = Σ_j (m/ρ_j) |ω_j| ∇_i W_ij`, `N = η/|η|`, `v_i += dt · ε_v (N × ω_i)`.
+//! 7. XSPH: `v_i += c Σ_j (m/ρ_j) (v_j − v_i) W_ij` (poly6).
+//! 8. `x = p`.
+//!
+//! The particle mass is calibrated so that a particle inside the rest lattice (spacing 2r) has
+//! exactly ρ0: `m = ρ0 / Σ_lattice W`; the wall density uses the same lattice (see
+//! `boundary`). Every parallel loop is a gather (each particle writes only its own slot, summing
+//! its neighbors in list order), so results are bit-identical for any thread count.
+
+use crate::boundary::{BoxTank, ColliderSet, WallTable};
+use crate::neighbors::{GridSpec, NeighborSearch, SearchStats};
+use crate::scene::Scene;
+use crate::sph::Kernels;
+use glam::Vec3A;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Minimum particles per rayon task in the solver's loops.
+const MIN_LEN: usize = 256;
+
+/// The particle state, in the cell order of the last step.
+#[derive(Clone, Debug, Default)]
+pub struct Fluid {
+    pub x: Vec<Vec3A>,
+    pub v: Vec<Vec3A>,
+    /// Stable particle id (index at creation).
+    pub id: Vec<u32>,
+    pub density: Vec<f32>,
+    pub vorticity: Vec<Vec3A>,
+    /// Neighbor count (self included) of the last search.
+    pub neighbors: Vec<u32>,
+}
+
+impl Fluid {
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+}
+
+/// Wall-clock time of one step's phases, in seconds (the paper's Table 1 columns).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct StepTimes {
+    /// Grid construction and reordering of the particle arrays.
+    pub construction: f64,
+    pub search: f64,
+    /// Everything else: PBF iterations, velocity update, vorticity, XSPH.
+    pub behavior: f64,
+    pub step: f64,
+}
+
+/// The solver: parameters, colliders, neighbor search, state and scratch buffers.
+pub struct Solver {
+    pub fluid: Fluid,
+    kernels: Kernels,
+    colliders: ColliderSet,
+    search: NeighborSearch,
+    gravity: Vec3A,
+    dt: f32,
+    rho0: f32,
+    mass: f32,
+    iterations: u32,
+    eps: f32,
+    scorr_k: f32,
+    scorr_n: i32,
+    w_dq: f32,
+    vorticity: f32,
+    xsph: f32,
+    /// Simulated time.
+    pub time: f64,
+    pub steps: u64,
+    // Scratch, reused every step.
+    p: Vec<Vec3A>,
+    lambda: Vec<f32>,
+    tmp: Vec<Vec3A>,
+    tmp_u32: Vec<u32>,
+}
+
+/// For a particle inside the rest lattice of spacing `s`: the calibrated mass `m = ρ0 / Σ W`,
+/// and `S0 = Σ_j |(m/ρ0) ∇W|²`, the scale of λ's denominator.
+fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
+    let n = (k.h / s).ceil() as i32;
+    let (mut sum_w, mut sum_g2) = (0.0f64, 0.0f64);
+    for a in -n..=n {
+        for b in -n..=n {
+            for c in -n..=n {
+                let q = Vec3A::new(a as f32, b as f32, c as f32) * s;
+                sum_w += k.poly6(q.length_squared()) as f64;
+                sum_g2 += k.spiky_grad(q).length_squared() as f64;
+            }
+        }
+    }
+    let vol = 1.0 / sum_w; // m / ρ0
+    ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
+}
+
+impl Solver {
+    /// A solver for `scene`, its fluid blocks sampled into particles at rest.
+    pub fn new(scene: &Scene) -> Result<Solver, crate::neighbors::GridError> {
+        let h = scene.kernel_radius();
+        let kernels = Kernels::new(h);
+        let r = scene.particles.radius;
+        let rho0 = scene.particles.rest_density;
+        let (mass, s0) = rest_lattice(&kernels, scene.spacing(), rho0);
+        let (tmin, tmax) = (
+            Vec3A::from_array(scene.tank.min),
+            Vec3A::from_array(scene.tank.max),
+        );
+        let table = WallTable::new(&kernels, r, mass);
+        let colliders = ColliderSet::new(vec![Box::new(BoxTank::new(tmin, tmax, r, table))]);
+        let spec = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
+        let x = scene.sample_fluid();
+        let n = x.len();
+        let q = &scene.pbf;
+        Ok(Solver {
+            fluid: Fluid {
+                x,
+                v: vec![Vec3A::ZERO; n],
+                id: (0..n as u32).collect(),
+                density: vec![rho0; n],
+                vorticity: vec![Vec3A::ZERO; n],
+                neighbors: vec![0; n],
+            },
+            kernels,
+            colliders,
+            search: NeighborSearch::new(spec, scene.search.mode),
+            gravity: Vec3A::from_array(scene.physics.gravity),
+            dt: scene.time.dt,
+            rho0,
+            mass,
+            iterations: q.iterations,
+            eps: q.relaxation * s0,
+            scorr_k: q.scorr_k / s0,
+            scorr_n: q.scorr_n,
+            w_dq: kernels.poly6((q.scorr_dq * h).powi(2)),
+            vorticity: q.vorticity,
+            xsph: q.xsph,
+            time: 0.0,
+            steps: 0,
+            p: Vec::new(),
+            lambda: Vec::new(),
+            tmp: Vec::new(),
+            tmp_u32: Vec::new(),
+        })
+    }
+
+    /// Particle mass (calibrated, see the module docs).
+    pub fn mass(&self) -> f32 {
+        self.mass
+    }
+
+    pub fn rest_density(&self) -> f32 {
+        self.rho0
+    }
+
+    pub fn neighbor_search(&self) -> &NeighborSearch {
+        &self.search
+    }
+
+    /// Advance one step; returns its phase times and search counters.
+    pub fn step(&mut self) -> (StepTimes, SearchStats) {
+        let t_step = Instant::now();
+        let n = self.fluid.len();
+        let (dt, g) = (self.dt, self.gravity);
+        let colliders = &self.colliders;
+
+        // 1. Predict.
+        self.p.resize(n, Vec3A::ZERO);
+        self.fluid
+            .v
+            .par_iter_mut()
+            .zip(self.p.par_iter_mut())
+            .zip(self.fluid.x.par_iter())
+            .with_min_len(MIN_LEN)
+            .for_each(|((v, p), &x)| {
+                *v += dt * g;
+                *p = colliders.project(x + dt * *v);
+            });
+
+        // 2. Construction: grid on p, then all arrays into cell order.
+        let t = Instant::now();
+        self.search.build(&self.p);
+        let perm = self.search.grid().permutation();
+        for a in [&mut self.p, &mut self.fluid.x, &mut self.fluid.v] {
+            crate::neighbors::gather(perm, a, &mut self.tmp);
+            std::mem::swap(a, &mut self.tmp);
+        }
+        crate::neighbors::gather(perm, &self.fluid.id, &mut self.tmp_u32);
+        std::mem::swap(&mut self.fluid.id, &mut self.tmp_u32);
+        let construction = t.elapsed().as_secs_f64();
+
+        // 3. Search.
+        let t = Instant::now();
+        let stats = self.search.search();
+        let search = t.elapsed().as_secs_f64();
+
+        // 4.-8. Particle behavior.
+        let t = Instant::now();
+        self.behavior();
+        let behavior = t.elapsed().as_secs_f64();
+
+        self.time += dt as f64;
+        self.steps += 1;
+        let times = StepTimes {
+            construction,
+            search,
+            behavior,
+            step: t_step.elapsed().as_secs_f64(),
+        };
+        (times, stats)
+    }
+
+    fn behavior(&mut self) {
+        let n = self.fluid.len();
+        let lists = self.search.lists();
+        let k = self.kernels;
+        let (m, rho0, dt) = (self.mass, self.rho0, self.dt);
+        let vol = m / rho0;
+        let colliders = &self.colliders;
+        self.lambda.resize(n, 0.0);
+        self.tmp.resize(n, Vec3A::ZERO);
+        let f = &mut self.fluid;
+
+        f.neighbors
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_LEN)
+            .for_each(|(i, c)| *c = lists.neighbors(i).len() as u32);
+
+        for _ in 0..self.iterations {
+            // Density and λ.
+            let p = &self.p;
+            let eps = self.eps;
+            f.density
+                .par_iter_mut()
+                .zip(self.lambda.par_iter_mut())
+                .enumerate()
+                .with_min_len(MIN_LEN)
+                .for_each(|(i, (rho, lambda))| {
+                    let pi = p[i];
+                    let (mut sum_w, mut grad_i, mut sum_g2) = (0.0f32, Vec3A::ZERO, 0.0f32);
+                    for &j in lists.neighbors(i) {
+                        let r = pi - p[j as usize];
+                        sum_w += k.poly6(r.length_squared());
+                        let gj = vol * k.spiky_grad(r);
+                        grad_i += gj;
+                        sum_g2 += gj.length_squared();
+                    }
+                    let (rho_w, grad_w) = colliders.density(pi);
+                    let d = m * sum_w + rho_w;
+                    grad_i += grad_w / rho0;
+                    *rho = d;
+                    let c = (d / rho0 - 1.0).max(0.0);
+                    *lambda = -c / (sum_g2 + grad_i.length_squared() + eps);
+                });
+
+            // Δp, then the new positions into tmp.
+            let (lambda, scorr_k, scorr_n, w_dq) =
+                (&self.lambda, self.scorr_k, self.scorr_n, self.w_dq);
+            self.tmp
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(MIN_LEN)
+                .for_each(|(i, out)| {
+                    let pi = p[i];
+                    let li = lambda[i];
+                    let mut dp = Vec3A::ZERO;
+                    for &j in lists.neighbors(i) {
+                        let j = j as usize;
+                        if j == i {
+                            continue;
+                        }
+                        let r = pi - p[j];
+                        let scorr = if scorr_k > 0.0 {
+                            -scorr_k * (k.poly6(r.length_squared()) / w_dq).powi(scorr_n)
+                        } else {
+                            0.0
+                        };
+                        dp += (li + lambda[j] + scorr) * k.spiky_grad(r);
+                    }
+                    let (_, grad_w) = colliders.density(pi);
+                    *out = colliders.project(pi + vol * dp + (li / rho0) * grad_w);
+                });
+            std::mem::swap(&mut self.p, &mut self.tmp);
+        }
+
+        // 5. Velocities from the position change.
+        let p = &self.p;
+        f.v.par_iter_mut()
+            .zip(f.x.par_iter())
+            .zip(p.par_iter())
+            .with_min_len(MIN_LEN)
+            .for_each(|((v, &x), &p)| *v = (p - x) / dt);
+
+        // Final densities at the corrected positions, for vorticity, XSPH and output.
+        f.density
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_LEN)
+            .for_each(|(i, rho)| {
+                let pi = p[i];
+                let s: f32 = lists
+                    .neighbors(i)
+                    .iter()
+                    .map(|&j| k.poly6((pi - p[j as usize]).length_squared()))
+                    .sum();
+                *rho = m * s + colliders.density(pi).0;
+            });
+
+        // 6. Vorticity confinement.
+        let (v, rho) = (&f.v, &f.density);
+        f.vorticity
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_LEN)
+            .for_each(|(i, w)| {
+                let (pi, vi) = (p[i], v[i]);
+                let mut acc = Vec3A::ZERO;
+                for &j in lists.neighbors(i) {
+                    let j = j as usize;
+                    // ∇_{p_j} W_ij = −∇_{p_i} W_ij.
+                    acc += (m / rho[j]) * (v[j] - vi).cross(-k.spiky_grad(pi - p[j]));
+                }
+                *w = acc;
+            });
+        let (eps_v, omega) = (self.vorticity, &f.vorticity);
+        self.tmp
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_LEN)
+            .for_each(|(i, out)| {
+                let pi = p[i];
+                let mut eta = Vec3A::ZERO;
+                if eps_v > 0.0 {
+                    for &j in lists.neighbors(i) {
+                        let j = j as usize;
+                        eta += (m / rho[j]) * omega[j].length() * k.spiky_grad(pi - p[j]);
+                    }
+                }
+                let len = eta.length();
+                let force = if len > 1e-12 {
+                    eps_v * (eta / len).cross(omega[i])
+                } else {
+                    Vec3A::ZERO
+                };
+                *out = v[i] + dt * force;
+            });
+        std::mem::swap(&mut f.v, &mut self.tmp);
+
+        // 7. XSPH viscosity.
+        let (v, c) = (&f.v, self.xsph);
+        self.tmp
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(MIN_LEN)
+            .for_each(|(i, out)| {
+                let (pi, vi) = (p[i], v[i]);
+                let mut acc = Vec3A::ZERO;
+                for &j in lists.neighbors(i) {
+                    let j = j as usize;
+                    acc += (m / rho[j]) * (v[j] - vi) * k.poly6((pi - p[j]).length_squared());
+                }
+                *out = vi + c * acc;
+            });
+        std::mem::swap(&mut f.v, &mut self.tmp);
+
+        // 8. Positions.
+        f.x.copy_from_slice(&self.p);
+    }
+}
