@@ -10,6 +10,7 @@
 //! - [`points`]: point clouds for benchmarks (jittered lattices, `.xyz`, `.vtu`/`.vtk` frames);
 //! - [`pbf`]: the solver step (Macklin & Müller 2013), with vorticity confinement and XSPH;
 //! - [`boundary`]: colliders (the tank now), with the wall density the fluid feels;
+//! - [`output`]: VTU / VTK frames, the PVD series, the background writer;
 //! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
 //! - [`bench`]: the timing harness behind `pbf bench-search`.
@@ -37,6 +38,7 @@
 pub mod bench;
 pub mod boundary;
 pub mod neighbors;
+pub mod output;
 pub mod pbf;
 pub mod points;
 pub mod scene;

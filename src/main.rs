@@ -38,6 +38,15 @@ enum Command {
 struct RunArgs {
     /// Scene file (TOML), e.g. configs/dam_break.toml.
     scene: PathBuf,
+    /// Output folder (default: out/<scene name>/).
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Frame format (default: the scene's output.format).
+    #[arg(long, value_enum)]
+    format: Option<pbf::scene::Format>,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
     /// Stop at this simulated time in seconds (default: the scene's time.end).
     #[arg(long, value_name = "T", conflicts_with = "steps")]
     until: Option<f64>,
@@ -261,7 +270,33 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Phase totals of a run, in seconds.
+#[derive(Default)]
+struct Phases {
+    construction: f64,
+    search: f64,
+    behavior: f64,
+    output: f64,
+    step: f64,
+}
+
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    use pbf::output::{Frame, FrameWriter};
+    use pbf::scene::Format;
+    use std::io::IsTerminal;
+    use std::time::Instant;
+
     let mut sets = a.set.clone();
     if let Some(m) = a.search {
         if m == pbf::neighbors::SearchMode::Brute {
@@ -272,43 +307,177 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         sets.push(format!("search.mode=\"{m}\""));
     }
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+    let format = a.format.unwrap_or(scene.output.format);
+    if let Some(t) = a.until
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(input(anyhow::anyhow!("--until must be >= 0, got {t}")));
+    }
     let steps = match (a.steps, a.until) {
         (Some(n), _) => n,
         (None, t) => (t.unwrap_or(scene.time.end as f64) / scene.time.dt as f64 - 1e-9)
             .ceil()
             .max(0.0) as u64,
     };
+    let dir = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    let show = !a.quiet;
+    let tty = std::io::stderr().is_terminal();
+
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
-        let mut sum = pbf::pbf::StepTimes::default();
-        let mut stats = pbf::neighbors::SearchStats::default();
+        let n = solver.fluid.len();
+        let threads = rayon::current_num_threads();
+        if show {
+            eprintln!(
+                "{}: {n} particles, {steps} steps of {} s, {threads} threads, {} search, frames: {}",
+                scene.name,
+                scene.time.dt,
+                scene.search.mode,
+                match format {
+                    Format::None => "none".to_string(),
+                    f => format!(
+                        "{} at {} fps into {}",
+                        pbf::output::frame_name(0, f),
+                        scene.output.fps,
+                        dir.display()
+                    ),
+                }
+            );
+        }
+        let writer = (format != Format::None)
+            .then(|| FrameWriter::start(dir.clone(), scene.name.clone(), format));
+        let frame_dt = 1.0 / scene.output.fps as f64;
+        let mut next_frame = 0usize;
+        let mut ph = Phases::default();
+        let mut counters = pbf::neighbors::SearchStats::default();
+        let push = |w: &FrameWriter, k: usize, solver: &pbf::pbf::Solver| -> Result<()> {
+            w.push(Frame::from_fluid(k, solver.time, &solver.fluid))
+                .map_err(|e| anyhow::anyhow!(e))
+        };
+        if let Some(w) = &writer {
+            let t = Instant::now();
+            push(w, 0, &solver)?;
+            ph.output += t.elapsed().as_secs_f64();
+            next_frame = 1;
+        }
+        let bar = (show && tty).then(|| {
+            let b = indicatif::ProgressBar::new(steps);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} steps  t = {msg}  {per_sec}  ETA {eta}",
+                )
+                .unwrap(),
+            );
+            b
+        });
+        let started = Instant::now();
+        let mut last_line = Instant::now();
         for s in 0..steps {
             let (t, st) = solver.step();
-            sum.construction += t.construction;
-            sum.search += t.search;
-            sum.behavior += t.behavior;
-            sum.step += t.step;
-            stats += st;
-            if s % 25 == 0 || s + 1 == steps {
-                let f = &solver.fluid;
-                let front = f.x.iter().map(|p| p.x).fold(f32::MIN, f32::max);
-                let rho = f.density.iter().sum::<f32>() / f.len() as f32;
+            ph.construction += t.construction;
+            ph.search += t.search;
+            ph.behavior += t.behavior;
+            ph.step += t.step;
+            counters += st;
+            if let Some(bad) = solver.fluid.x.iter().position(|p| !p.is_finite()) {
+                if let Some(b) = &bar {
+                    b.abandon();
+                }
+                bail!(
+                    "the simulation diverged at step {} (t = {:.4} s): particle {} has a non-finite position; try a smaller time.dt",
+                    s + 1,
+                    solver.time,
+                    solver.fluid.id[bad]
+                );
+            }
+            if let Some(w) = &writer
+                && solver.time + 1e-9 >= next_frame as f64 * frame_dt
+            {
+                let t = Instant::now();
+                push(w, next_frame, &solver)?;
+                ph.output += t.elapsed().as_secs_f64();
+                next_frame += 1;
+            }
+            if let Some(b) = &bar {
+                b.set_position(s + 1);
+                b.set_message(format!("{:.3} s", solver.time));
+            } else if show && (last_line.elapsed().as_secs_f64() > 5.0 || s + 1 == steps) {
+                last_line = Instant::now();
+                let rate = (s + 1) as f64 / started.elapsed().as_secs_f64();
                 eprintln!(
-                    "step {s:5} t={:.3} front x={front:.3} mean density {rho:.1}",
-                    solver.time
+                    "step {}/{steps}  t = {:.3} s  {rate:.1} steps/s  ETA {:.0} s",
+                    s + 1,
+                    solver.time,
+                    (steps - s - 1) as f64 / rate
                 );
             }
         }
-        let k = steps.max(1) as f64 * 1e-3;
-        println!(
-            "{} particles, {} steps; per step ms: construction {:.2}, search {:.2}, behavior {:.2}, step {:.2}",
-            solver.fluid.len(),
-            steps,
-            sum.construction / k,
-            sum.search / k,
-            sum.behavior / k,
-            sum.step / k
-        );
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        let frames = match writer {
+            Some(w) => {
+                let t = Instant::now();
+                let r = w.finish().map_err(|e| anyhow::anyhow!(e))?;
+                ph.output += t.elapsed().as_secs_f64();
+                r.0
+            }
+            None => 0,
+        };
+
+        let k = steps.max(1) as f64;
+        let ms = |total: f64| serde_json::json!({ "mean": total * 1e3 / k, "total": total * 1e3 });
+        let summary = serde_json::json!({
+            "scene": scene.name,
+            "particles": n,
+            "steps": steps,
+            "sim_time_s": solver.time,
+            "threads": threads,
+            "search": scene.search.mode,
+            "phases_ms": {
+                "construction": ms(ph.construction),
+                "search": ms(ph.search),
+                "behavior": ms(ph.behavior),
+                "output": ms(ph.output),
+                "step": ms(ph.step),
+            },
+            "counters": counters,
+            "frames": frames,
+            "peak_rss_bytes": peak_rss_bytes(),
+        });
+        let path = dir.join("summary.json");
+        pbf::output::write_atomic(&path, |tmp| {
+            std::fs::write(tmp, serde_json::to_string_pretty(&summary)?)
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+
+        if show {
+            println!("{:<28} {:>12} {:>12}", "phase", "mean ms", "total s");
+            for (name, v) in [
+                ("construction", ph.construction),
+                ("search", ph.search),
+                ("construction + search", ph.construction + ph.search),
+                ("particle behavior", ph.behavior),
+                ("output (solver side)", ph.output),
+                ("whole step", ph.step),
+            ] {
+                println!("{name:<28} {:>12.2} {:>12.2}", v * 1e3 / k, v);
+            }
+            println!(
+                "search per step: {:.0} candidates, {:.0} neighbors ({:.1} per particle), {:.0} cells visited, {:.0} pruned",
+                counters.candidates as f64 / k,
+                counters.neighbors as f64 / k,
+                counters.neighbors as f64 / k / n.max(1) as f64,
+                counters.cells_visited as f64 / k,
+                counters.cells_pruned as f64 / k
+            );
+            println!("{frames} frames, summary in {}", path.display());
+        }
         Ok(ExitCode::SUCCESS)
     })?
 }
