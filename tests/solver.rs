@@ -1,0 +1,247 @@
+//! The solver against physics it must respect (release mode: `cargo test --release`): a settled
+//! column at rest density away from the free surface and along the walls, the small dam break's
+//! front, containment, finiteness, particle conservation, and thread-count independence.
+
+use glam::Vec3A;
+use pbf::pbf::Solver;
+use pbf::scene::Scene;
+use std::path::Path;
+
+fn column(extra: &[&str]) -> Scene {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("column.toml");
+    std::fs::write(
+        &path,
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.5, 1.0, 0.5]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.5, 0.4, 0.5]
+[particles]
+radius = 0.025
+[time]
+dt = 0.004
+end = 2.0
+"#,
+    )
+    .unwrap();
+    let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    Scene::load(&path, &sets).unwrap()
+}
+
+/// Mean density of particles at least `h` below the free surface, and of those also within `h`
+/// of a side wall or the floor.
+fn settled_densities(s: &Solver, scene: &Scene) -> (f32, f32, usize, usize) {
+    let h = scene.kernel_radius();
+    let top = s.fluid.x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+    let (tmin, tmax) = (
+        Vec3A::from_array(scene.tank.min),
+        Vec3A::from_array(scene.tank.max),
+    );
+    let (mut deep, mut wall) = (Vec::new(), Vec::new());
+    for (p, &rho) in s.fluid.x.iter().zip(&s.fluid.density) {
+        if p.y > top - h {
+            continue;
+        }
+        deep.push(rho);
+        let d = (*p - tmin).min(tmax - *p);
+        if d.x < h || d.z < h || d.y < h {
+            wall.push(rho);
+        }
+    }
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+    (mean(&deep), mean(&wall), deep.len(), wall.len())
+}
+
+#[test]
+fn settled_column_keeps_rest_density() {
+    let scene = column(&[]);
+    let mut s = Solver::new(&scene).unwrap();
+    let n = s.fluid.len();
+    for _ in 0..500 {
+        s.step();
+    }
+    assert_eq!(s.fluid.len(), n);
+    let rho0 = scene.particles.rest_density;
+    let (deep, wall, nd, nw) = settled_densities(&s, &scene);
+    eprintln!("deep {deep} ({nd} particles), wall {wall} ({nw} particles)");
+    assert!(
+        nd > n / 3 && nw > nd / 3,
+        "enough particles measured: {nd} deep, {nw} at walls"
+    );
+    assert!(
+        (deep / rho0 - 1.0).abs() < 0.01,
+        "mean density below the surface {deep} vs {rho0}"
+    );
+    assert!(
+        (wall / rho0 - 1.0).abs() < 0.03,
+        "mean density along the walls {wall} vs {rho0}"
+    );
+    // At rest: velocities small against the free-fall speed of the column height.
+    let vmax = s.fluid.v.iter().map(|v| v.length()).fold(0.0, f32::max);
+    assert!(vmax < 0.3, "column not at rest: max speed {vmax} m/s");
+}
+
+#[test]
+fn small_dam_break_reaches_the_far_wall() {
+    let scene = Scene::load(Path::new("configs/dam_break_small.toml"), &[]).unwrap();
+    let mut s = Solver::new(&scene).unwrap();
+    let n = s.fluid.len();
+    let r = scene.particles.radius;
+    let (tmin, tmax) = (
+        Vec3A::from_array(scene.tank.min),
+        Vec3A::from_array(scene.tank.max),
+    );
+    let mut front = f32::MIN;
+    while s.time < 1.0 - 1e-6 {
+        s.step();
+        for p in &s.fluid.x {
+            assert!(p.is_finite(), "non-finite position at t = {}", s.time);
+            assert!(
+                p.cmpge(tmin + r * 0.999).all() && p.cmple(tmax - r * 0.999).all(),
+                "particle {p} left the tank at t = {}",
+                s.time
+            );
+        }
+        front = s.fluid.x.iter().map(|p| p.x).fold(f32::MIN, f32::max);
+    }
+    assert_eq!(s.fluid.len(), n);
+    let mut ids = s.fluid.id.clone();
+    ids.sort_unstable();
+    assert!(
+        ids.iter().enumerate().all(|(k, &id)| id as usize == k),
+        "ids are a permutation"
+    );
+    assert!(front >= 1.8, "front at x = {front} by t = 1.0 s");
+}
+
+fn run_cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn frames_are_identical_for_1_and_2_threads_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    for (t, fmt) in [("1", "vtu"), ("2", "vtu"), ("2", "vtk")] {
+        let out = dir.path().join(format!("t{t}{fmt}"));
+        let o = run_cli(&[
+            "run",
+            "configs/dam_break_small.toml",
+            "--steps",
+            "40",
+            "--threads",
+            t,
+            "--format",
+            fmt,
+            "--quiet",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        outs.push(out);
+    }
+    // 40 steps of 4 ms at 30 fps: frames at t = 0 and every ~33 ms, 5 in all.
+    for k in 0..5 {
+        let name = format!("frame_{k:05}.vtu");
+        let a = std::fs::read(outs[0].join(&name)).unwrap();
+        let b = std::fs::read(outs[1].join(&name)).unwrap();
+        assert!(a == b, "{name} differs between 1 and 2 threads");
+    }
+    assert!(!outs[0].join("frame_00005.vtu").exists());
+    let pvd = std::fs::read_to_string(outs[0].join("dam_break_small.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 5);
+    // Read back with vtkio: count and arrays.
+    for path in [
+        outs[0].join("frame_00004.vtu"),
+        outs[2].join("frame_00004.vtk"),
+    ] {
+        let vtk = vtkio::Vtk::import(&path).unwrap();
+        let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not a grid")
+        };
+        let vtkio::model::Piece::Inline(p) = &pieces[0] else {
+            panic!("not inline")
+        };
+        assert_eq!(p.num_points(), 6859, "{path:?}");
+        let names: Vec<String> = p
+            .data
+            .point
+            .iter()
+            .map(|a| match a {
+                vtkio::model::Attribute::DataArray(d) => d.name.clone(),
+                vtkio::model::Attribute::Field { name, .. } => name.clone(),
+            })
+            .collect();
+        for want in ["id", "velocity", "density", "vorticity", "neighbors"] {
+            assert!(
+                names.iter().any(|n| n == want),
+                "{path:?} lacks {want}: {names:?}"
+            );
+        }
+        let pts = pbf::points::read_points(&path).unwrap();
+        assert!(pts.iter().all(|q| q.is_finite()));
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(outs[1].join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["particles"], 6859);
+    assert_eq!(summary["steps"], 40);
+    assert_eq!(summary["frames"], 5);
+    assert_eq!(summary["threads"], 2);
+    for k in ["construction", "search", "behavior", "output", "step"] {
+        assert!(summary["phases_ms"][k]["mean"].as_f64().unwrap() >= 0.0);
+    }
+    assert!(summary["counters"]["neighbors"].as_u64().unwrap() > 40 * 6859);
+}
+
+#[test]
+fn a_write_failure_stops_the_run_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the output folder should be: the folder cannot be created.
+    let blocker = dir.path().join("out");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "2",
+        "--quiet",
+        "-o",
+        blocker.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot create the output folder"));
+    // A directory where frame 1 should go: frame 0 is written, frame 1 fails (even as root).
+    let out = dir.path().join("frames");
+    std::fs::create_dir_all(out.join("frame_00001.vtu")).unwrap();
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "30",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("writing frame 1"), "{err}");
+    // The frame already written is whole; no temporary file is left behind.
+    assert_eq!(
+        pbf::points::read_points(&out.join("frame_00000.vtu"))
+            .unwrap()
+            .len(),
+        6859
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
