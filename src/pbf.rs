@@ -122,6 +122,22 @@ fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
     ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
 }
 
+/// A unit direction for the pair of slots (i, j), negated for (j, i): how a coincident pair is
+/// pulled apart (a hash of the pair, so deterministic and the same for any thread count).
+fn separation(i: usize, j: usize) -> Vec3A {
+    let (a, b, sign) = if i < j { (i, j, 1.0) } else { (j, i, -1.0) };
+    let mut z = ((a as u64) << 32) | b as u64;
+    let mut next = || {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((x ^ (x >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let d = Vec3A::new(next(), next(), next());
+    sign * d.try_normalize().unwrap_or(Vec3A::X)
+}
+
 impl Solver {
     /// A solver for `scene`, its fluid blocks sampled into particles at rest.
     pub fn new(scene: &Scene) -> Result<Solver, crate::neighbors::GridError> {
@@ -285,6 +301,10 @@ impl Solver {
             // Δp, then the new positions into tmp.
             let (lambda, scorr_k, scorr_n, w_dq) =
                 (&self.lambda, self.scorr_k, self.scorr_n, self.w_dq);
+            // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude along a
+            // fixed pseudo-random direction, opposite for the two particles.
+            let coincident = (1e-6 * k.h) * (1e-6 * k.h);
+            let grad_at_zero = k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length();
             self.tmp
                 .par_iter_mut()
                 .enumerate()
@@ -299,12 +319,18 @@ impl Solver {
                             continue;
                         }
                         let r = pi - p[j];
+                        let r2 = r.length_squared();
                         let scorr = if scorr_k > 0.0 {
-                            -scorr_k * (k.poly6(r.length_squared()) / w_dq).powi(scorr_n)
+                            -scorr_k * (k.poly6(r2) / w_dq).powi(scorr_n)
                         } else {
                             0.0
                         };
-                        dp += (li + lambda[j] + scorr) * k.spiky_grad(r);
+                        let grad = if r2 > coincident {
+                            k.spiky_grad(r)
+                        } else {
+                            separation(i, j) * grad_at_zero
+                        };
+                        dp += (li + lambda[j] + scorr) * grad;
                     }
                     let (_, grad_w) = colliders.density(pi);
                     *out = colliders.project(pi + vol * dp + (li / rho0) * grad_w);
