@@ -100,6 +100,8 @@ pub struct Solver {
     // Scratch, reused every step.
     p: Vec<Vec3A>,
     lambda: Vec<f32>,
+    /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
+    wall_grad: Vec<Vec3A>,
     tmp: Vec<Vec3A>,
     tmp_u32: Vec<u32>,
 }
@@ -183,6 +185,7 @@ impl Solver {
             steps: 0,
             p: Vec::new(),
             lambda: Vec::new(),
+            wall_grad: Vec::new(),
             tmp: Vec::new(),
             tmp_u32: Vec::new(),
         })
@@ -262,6 +265,7 @@ impl Solver {
         let vol = m / rho0;
         let colliders = &self.colliders;
         self.lambda.resize(n, 0.0);
+        self.wall_grad.resize(n, Vec3A::ZERO);
         self.tmp.resize(n, Vec3A::ZERO);
         let f = &mut self.fluid;
 
@@ -278,9 +282,10 @@ impl Solver {
             f.density
                 .par_iter_mut()
                 .zip(self.lambda.par_iter_mut())
+                .zip(self.wall_grad.par_iter_mut())
                 .enumerate()
                 .with_min_len(MIN_LEN)
-                .for_each(|(i, (rho, lambda))| {
+                .for_each(|(i, ((rho, lambda), wall_grad))| {
                     let pi = p[i];
                     let (mut sum_w, mut grad_i, mut sum_g2) = (0.0f32, Vec3A::ZERO, 0.0f32);
                     for &j in lists.neighbors(i) {
@@ -291,6 +296,7 @@ impl Solver {
                         sum_g2 += gj.length_squared();
                     }
                     let (rho_w, grad_w) = colliders.density(pi);
+                    *wall_grad = grad_w;
                     let d = m * sum_w + rho_w;
                     grad_i += grad_w / rho0;
                     *rho = d;
@@ -301,6 +307,7 @@ impl Solver {
             // Δp, then the new positions into tmp.
             let (lambda, scorr_k, scorr_n, w_dq) =
                 (&self.lambda, self.scorr_k, self.scorr_n, self.w_dq);
+            let wall_grad = &self.wall_grad;
             // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude along a
             // fixed pseudo-random direction, opposite for the two particles.
             let coincident = (1e-6 * k.h) * (1e-6 * k.h);
@@ -332,8 +339,7 @@ impl Solver {
                         };
                         dp += (li + lambda[j] + scorr) * grad;
                     }
-                    let (_, grad_w) = colliders.density(pi);
-                    *out = colliders.project(pi + vol * dp + (li / rho0) * grad_w);
+                    *out = colliders.project(pi + vol * dp + (li / rho0) * wall_grad[i]);
                 });
             std::mem::swap(&mut self.p, &mut self.tmp);
         }
