@@ -124,6 +124,15 @@ fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
     ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
 }
 
+/// `out[i] = f(i)` for every particle, in parallel: the shape of every per-particle pass (each
+/// particle writes only its own slot, so results do not depend on the thread count).
+fn par_gather<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    out.par_iter_mut()
+        .enumerate()
+        .with_min_len(MIN_LEN)
+        .for_each(|(i, o)| *o = f(i));
+}
+
 /// A unit direction for the pair of slots (i, j), negated for (j, i): how a coincident pair is
 /// pulled apart (a hash of the pair, so deterministic and the same for any thread count).
 fn separation(i: usize, j: usize) -> Vec3A {
@@ -269,11 +278,7 @@ impl Solver {
         self.tmp.resize(n, Vec3A::ZERO);
         let f = &mut self.fluid;
 
-        f.neighbors
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_LEN)
-            .for_each(|(i, c)| *c = lists.neighbors(i).len() as u32);
+        par_gather(&mut f.neighbors, |i| lists.neighbors(i).len() as u32);
 
         for _ in 0..self.iterations {
             // Density and λ.
@@ -312,35 +317,31 @@ impl Solver {
             // fixed pseudo-random direction, opposite for the two particles.
             let coincident = (1e-6 * k.h) * (1e-6 * k.h);
             let grad_at_zero = k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length();
-            self.tmp
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(MIN_LEN)
-                .for_each(|(i, out)| {
-                    let pi = p[i];
-                    let li = lambda[i];
-                    let mut dp = Vec3A::ZERO;
-                    for &j in lists.neighbors(i) {
-                        let j = j as usize;
-                        if j == i {
-                            continue;
-                        }
-                        let r = pi - p[j];
-                        let r2 = r.length_squared();
-                        let scorr = if scorr_k > 0.0 {
-                            -scorr_k * (k.poly6(r2) / w_dq).powi(scorr_n)
-                        } else {
-                            0.0
-                        };
-                        let grad = if r2 > coincident {
-                            k.spiky_grad(r)
-                        } else {
-                            separation(i, j) * grad_at_zero
-                        };
-                        dp += (li + lambda[j] + scorr) * grad;
+            par_gather(&mut self.tmp, |i| {
+                let pi = p[i];
+                let li = lambda[i];
+                let mut dp = Vec3A::ZERO;
+                for &j in lists.neighbors(i) {
+                    let j = j as usize;
+                    if j == i {
+                        continue;
                     }
-                    *out = colliders.project(pi + vol * dp + (li / rho0) * wall_grad[i]);
-                });
+                    let r = pi - p[j];
+                    let r2 = r.length_squared();
+                    let scorr = if scorr_k > 0.0 {
+                        -scorr_k * (k.poly6(r2) / w_dq).powi(scorr_n)
+                    } else {
+                        0.0
+                    };
+                    let grad = if r2 > coincident {
+                        k.spiky_grad(r)
+                    } else {
+                        separation(i, j) * grad_at_zero
+                    };
+                    dp += (li + lambda[j] + scorr) * grad;
+                }
+                colliders.project(pi + vol * dp + (li / rho0) * wall_grad[i])
+            });
             std::mem::swap(&mut self.p, &mut self.tmp);
         }
 
@@ -353,75 +354,59 @@ impl Solver {
             .for_each(|((v, &x), &p)| *v = (p - x) / dt);
 
         // Final densities at the corrected positions, for vorticity, XSPH and output.
-        f.density
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_LEN)
-            .for_each(|(i, rho)| {
-                let pi = p[i];
-                let s: f32 = lists
-                    .neighbors(i)
-                    .iter()
-                    .map(|&j| k.poly6((pi - p[j as usize]).length_squared()))
-                    .sum();
-                *rho = m * s + colliders.density(pi).0;
-            });
+        par_gather(&mut f.density, |i| {
+            let pi = p[i];
+            let s: f32 = lists
+                .neighbors(i)
+                .iter()
+                .map(|&j| k.poly6((pi - p[j as usize]).length_squared()))
+                .sum();
+            m * s + colliders.density(pi).0
+        });
 
         // 6. Vorticity confinement.
         let (v, rho) = (&f.v, &f.density);
-        f.vorticity
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_LEN)
-            .for_each(|(i, w)| {
-                let (pi, vi) = (p[i], v[i]);
-                let mut acc = Vec3A::ZERO;
+        par_gather(&mut f.vorticity, |i| {
+            let (pi, vi) = (p[i], v[i]);
+            let mut acc = Vec3A::ZERO;
+            for &j in lists.neighbors(i) {
+                let j = j as usize;
+                // ∇_{p_j} W_ij = −∇_{p_i} W_ij.
+                acc += (m / rho[j]) * (v[j] - vi).cross(-k.spiky_grad(pi - p[j]));
+            }
+            acc
+        });
+        let (eps_v, omega) = (self.vorticity, &f.vorticity);
+        par_gather(&mut self.tmp, |i| {
+            let pi = p[i];
+            let mut eta = Vec3A::ZERO;
+            if eps_v > 0.0 {
                 for &j in lists.neighbors(i) {
                     let j = j as usize;
-                    // ∇_{p_j} W_ij = −∇_{p_i} W_ij.
-                    acc += (m / rho[j]) * (v[j] - vi).cross(-k.spiky_grad(pi - p[j]));
+                    eta += (m / rho[j]) * omega[j].length() * k.spiky_grad(pi - p[j]);
                 }
-                *w = acc;
-            });
-        let (eps_v, omega) = (self.vorticity, &f.vorticity);
-        self.tmp
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_LEN)
-            .for_each(|(i, out)| {
-                let pi = p[i];
-                let mut eta = Vec3A::ZERO;
-                if eps_v > 0.0 {
-                    for &j in lists.neighbors(i) {
-                        let j = j as usize;
-                        eta += (m / rho[j]) * omega[j].length() * k.spiky_grad(pi - p[j]);
-                    }
-                }
-                let len = eta.length();
-                let force = if len > 1e-12 {
-                    eps_v * (eta / len).cross(omega[i])
-                } else {
-                    Vec3A::ZERO
-                };
-                *out = v[i] + dt * force;
-            });
+            }
+            let len = eta.length();
+            let force = if len > 1e-12 {
+                eps_v * (eta / len).cross(omega[i])
+            } else {
+                Vec3A::ZERO
+            };
+            v[i] + dt * force
+        });
         std::mem::swap(&mut f.v, &mut self.tmp);
 
         // 7. XSPH viscosity.
         let (v, c) = (&f.v, self.xsph);
-        self.tmp
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_LEN)
-            .for_each(|(i, out)| {
-                let (pi, vi) = (p[i], v[i]);
-                let mut acc = Vec3A::ZERO;
-                for &j in lists.neighbors(i) {
-                    let j = j as usize;
-                    acc += (m / rho[j]) * (v[j] - vi) * k.poly6((pi - p[j]).length_squared());
-                }
-                *out = vi + c * acc;
-            });
+        par_gather(&mut self.tmp, |i| {
+            let (pi, vi) = (p[i], v[i]);
+            let mut acc = Vec3A::ZERO;
+            for &j in lists.neighbors(i) {
+                let j = j as usize;
+                acc += (m / rho[j]) * (v[j] - vi) * k.poly6((pi - p[j]).length_squared());
+            }
+            vi + c * acc
+        });
         std::mem::swap(&mut f.v, &mut self.tmp);
 
         // 8. Positions.

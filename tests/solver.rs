@@ -7,11 +7,17 @@ use pbf::pbf::Solver;
 use pbf::scene::Scene;
 use std::path::Path;
 
-fn column(extra: &[&str]) -> Scene {
+/// A scene from TOML text (written to a temporary file, as a user's would be).
+fn scene_from(text: &str, sets: &[&str]) -> Scene {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("column.toml");
-    std::fs::write(
-        &path,
+    let path = dir.path().join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scene::load(&path, &sets).unwrap()
+}
+
+fn column(extra: &[&str]) -> Scene {
+    scene_from(
         r#"
 [tank]
 min = [0.0, 0.0, 0.0]
@@ -25,10 +31,8 @@ radius = 0.025
 dt = 0.004
 end = 2.0
 "#,
+        extra,
     )
-    .unwrap();
-    let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    Scene::load(&path, &sets).unwrap()
 }
 
 /// Mean density of particles at least `h` below the free surface, and of those also within `h`
@@ -251,10 +255,7 @@ fn a_write_failure_stops_the_run_with_exit_1() {
 /// Here a block is thrown into a corner by a diagonal gravity of 20 g.
 #[test]
 fn no_pile_up_in_a_corner() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("corner.toml");
-    std::fs::write(
-        &path,
+    let scene = scene_from(
         r#"
 [tank]
 min = [0.0, 0.0, 0.0]
@@ -270,9 +271,8 @@ gravity = [200.0, -200.0, 200.0]
 dt = 0.004
 end = 1.0
 "#,
-    )
-    .unwrap();
-    let scene = Scene::load(&path, &[]).unwrap();
+        &[],
+    );
     let mut s = Solver::new(&scene).unwrap();
     // The closest pair over the run (neighbor lists are in slot order, positions too).
     let mut closest = f32::MAX;
