@@ -325,6 +325,20 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    if format != Format::None {
+        // Frames of an earlier run into this folder would sit beside ours (the .pvd would list
+        // only ours, but a user opening the files directly would mix runs): remove them.
+        for e in std::fs::read_dir(&dir)?.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let ours =
+                name.starts_with("frame_") && (name.ends_with(".vtu") || name.ends_with(".vtk"));
+            if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+                std::fs::remove_file(e.path()).with_context(|| {
+                    format!("cannot remove the old frame {}", e.path().display())
+                })?;
+            }
+        }
+    }
     let show = !a.quiet;
     let tty = std::io::stderr().is_terminal();
 

@@ -143,6 +143,20 @@ fn bad_scenes_get_specific_errors() {
         assert_eq!(out.status.code(), Some(2), "{msg}");
         assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
         assert!(out.stdout.is_empty());
+        // `pbf run` on the same input: exit 2 and nothing written.
+        let target = path.with_extension("out");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pbf"));
+        cmd.arg("run")
+            .arg(&path)
+            .arg("--quiet")
+            .arg("-o")
+            .arg(&target);
+        for s in &sets {
+            cmd.arg("--set").arg(s);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{msg}");
+        assert!(!target.exists(), "a bad scene wrote {target:?}");
     }
 }
 

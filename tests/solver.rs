@@ -158,6 +158,28 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
         assert!(a == b, "{name} differs between 1 and 2 threads");
     }
     assert!(!outs[0].join("frame_00005.vtu").exists());
+    // A shorter rerun into the same folder leaves no frames of the first run behind.
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "10",
+        "--quiet",
+        "-o",
+        outs[0].to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(outs[0].join("frame_00001.vtu").exists() && !outs[0].join("frame_00002.vtu").exists());
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "40",
+        "--quiet",
+        "-o",
+        outs[0].to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
     let pvd = std::fs::read_to_string(outs[0].join("dam_break_small.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5);
     // Read back with vtkio: count and arrays.
