@@ -122,12 +122,6 @@ pub fn fmax(a: f32, b: f32) -> f32 {
     if a > b { a } else { b }
 }
 
-/// `min(a, b)` as one plain instruction; see [`fmax`].
-#[inline(always)]
-pub fn fmin(a: f32, b: f32) -> f32 {
-    if a < b { a } else { b }
-}
-
 /// The squared distance used by every search mode: `(dx*dx + dy*dy) + dz*dz` in f32, with
 /// `d = b - a`. Symmetric in `a` and `b` (negation is exact).
 #[inline(always)]
@@ -287,7 +281,7 @@ pub struct Grid {
     sorted_keys: Vec<u32>,
     /// Slot ranges: cell `c` holds slots `cell_start[c]..cell_start[c + 1]`.
     cell_start: Vec<u32>,
-    /// Per-cell AABB (valid after [`Grid::build_aabbs`]).
+    /// Per-cell AABB (valid after [`Grid::gather_sorted`] with boxes).
     aabbs: Vec<Aabb>,
     /// One histogram per chunk, chunk-major (`hist[chunk * cells + cell]`).
     hist: Vec<u32>,
@@ -472,38 +466,6 @@ impl Grid {
             }
         });
         self.aabbs_valid = aabbs;
-    }
-
-    /// Build the per-cell boxes from positions already in cell order (`sorted` slot order).
-    pub fn build_aabbs(&mut self, sorted: &SoaPositions) {
-        assert_eq!(
-            sorted.len(),
-            self.perm.len(),
-            "positions not from the last sort"
-        );
-        let cells = self.spec.num_cells();
-        self.aabbs.resize(cells, Aabb::EMPTY);
-        let start = &self.cell_start;
-        self.aabbs
-            .par_iter_mut()
-            .with_min_len(1024)
-            .enumerate()
-            .for_each(|(c, b)| {
-                let (s, e) = (start[c] as usize, start[c + 1] as usize);
-                let mut min = [f32::INFINITY; 3];
-                let mut max = [f32::NEG_INFINITY; 3];
-                for (a, v) in sorted.axes().into_iter().enumerate() {
-                    for &x in &v[s..e] {
-                        min[a] = fmin(min[a], x);
-                        max[a] = fmax(max[a], x);
-                    }
-                }
-                *b = Aabb {
-                    min: Vec3A::from_array(min),
-                    max: Vec3A::from_array(max),
-                };
-            });
-        self.aabbs_valid = true;
     }
 }
 

@@ -674,30 +674,6 @@ impl SoaPositions {
         }
     }
 
-    /// `self[slot] = src[perm[slot]]`, in parallel.
-    pub fn gather(&mut self, perm: &[u32], src: &[Vec3A]) {
-        assert_eq!(
-            perm.len(),
-            src.len(),
-            "permutation and array differ in length"
-        );
-        let n = src.len();
-        for v in [&mut self.x, &mut self.y, &mut self.z] {
-            v.resize(n + PAD, f32::INFINITY);
-            v[n..].fill(f32::INFINITY);
-        }
-        self.x[..n]
-            .par_iter_mut()
-            .zip(self.y[..n].par_iter_mut())
-            .zip(self.z[..n].par_iter_mut())
-            .zip(perm.par_iter())
-            .with_min_len(4096)
-            .for_each(|(((x, y), z), &from)| {
-                let p = src[from as usize];
-                (*x, *y, *z) = (p.x, p.y, p.z);
-            });
-    }
-
     /// From positions already in order.
     pub fn from_points(points: &[Vec3A]) -> Self {
         let pad = std::iter::repeat_n(f32::INFINITY, PAD);
@@ -716,7 +692,7 @@ impl SoaPositions {
 
 /// Search neighbors of every particle of `sorted` (positions in the cell order of the grid's
 /// last sort) and store them in `lists`. `Pruned` needs the grid's AABBs
-/// ([`Grid::build_aabbs`]); `Brute` ignores the grid.
+/// ([`Grid::gather_sorted`] with boxes); `Brute` ignores the grid.
 pub fn search(
     grid: &Grid,
     sorted: &SoaPositions,
@@ -745,14 +721,14 @@ pub fn search(
         }),
         SearchMode::Unpruned | SearchMode::Pruned => {
             assert_eq!(grid.len(), n, "positions not from the grid's last sort");
-            let aabbs = if mode == SearchMode::Pruned {
-                Some(
-                    grid.aabbs()
-                        .expect("pruned search needs Grid::build_aabbs after the sort"),
-                )
-            } else {
-                None
-            };
+            let aabbs =
+                if mode == SearchMode::Pruned {
+                    Some(grid.aabbs().expect(
+                        "pruned search needs the boxes of Grid::gather_sorted after the sort",
+                    ))
+                } else {
+                    None
+                };
             let avx2 = has_avx2();
             lists.fill(n, |lo, hi, out, counts, scratch| {
                 let args = (grid, sorted, aabbs, h2, lo, hi);
