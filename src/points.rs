@@ -188,28 +188,30 @@ fn read_vtk(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
         });
     }
     let vtk = vtkio::Vtk::import(path).map_err(|e| err(e.to_string()))?;
+    // The points of every inline piece, whichever of the two point-carrying data sets it is.
+    fn inline<P>(
+        pieces: Vec<Piece<P>>,
+        points: impl Fn(P) -> vtkio::IOBuffer,
+    ) -> Option<Vec<vtkio::IOBuffer>> {
+        pieces
+            .into_iter()
+            .map(|p| match p {
+                Piece::Inline(p) => Some(points(*p)),
+                _ => None,
+            })
+            .collect()
+    }
     let buffers = match vtk.data {
-        DataSet::UnstructuredGrid { pieces, .. } => pieces
-            .into_iter()
-            .map(|p| match p {
-                Piece::Inline(p) => Ok(p.points),
-                _ => Err(err("only inline pieces are supported".into())),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        DataSet::PolyData { pieces, .. } => pieces
-            .into_iter()
-            .map(|p| match p {
-                Piece::Inline(p) => Ok(p.points),
-                _ => Err(err("only inline pieces are supported".into())),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
+        DataSet::UnstructuredGrid { pieces, .. } => inline(pieces, |p| p.points),
+        DataSet::PolyData { pieces, .. } => inline(pieces, |p| p.points),
         _ => {
             return Err(PointsError::Content {
                 path: path.to_path_buf(),
                 message: "expected an UnstructuredGrid or PolyData data set".into(),
             });
         }
-    };
+    }
+    .ok_or_else(|| err("only inline pieces are supported".into()))?;
     let mut pts = Vec::new();
     for b in buffers {
         let v: Vec<f32> = b.cast_into().ok_or_else(|| PointsError::Content {
