@@ -92,8 +92,8 @@ pub struct PbfParams {
     /// Artificial pressure strength k, as a fraction of the λ scale (default 0.01; see the solver
     /// docs for why this is not the paper's 0.1).
     pub scorr_k: f32,
-    /// Artificial pressure exponent n (default 4).
-    pub scorr_n: i32,
+    /// Artificial pressure exponent n (default 4, 1 to 16).
+    pub scorr_n: u32,
     /// Artificial pressure reference distance Δq as a fraction of h (default 0.2).
     pub scorr_dq: f32,
     /// Vorticity confinement strength ε_vort (default 0.01).
@@ -323,6 +323,12 @@ impl Scene {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(name, format!("must be >= 0, got {v}"));
             }
+        }
+        if !(1..=16).contains(&q.scorr_n) {
+            return bad(
+                "pbf.scorr_n",
+                format!("must be an integer from 1 to 16, got {}", q.scorr_n),
+            );
         }
         if !(q.scorr_dq.is_finite() && q.scorr_dq > 0.0 && q.scorr_dq < 1.0) {
             return bad(

@@ -36,6 +36,16 @@ impl Kernels {
         }
     }
 
+    /// poly6's constant `315 / (64 π h⁹)`: `W = c · (h² − r²)³`.
+    pub fn poly6_coef(&self) -> f32 {
+        self.poly6
+    }
+
+    /// The spiky gradient's constant `−45 / (π h⁶)`: `∇W = c · (h − |r|)² · r / |r|`.
+    pub fn spiky_grad_coef(&self) -> f32 {
+        self.spiky_grad
+    }
+
     /// poly6 `W` from the squared distance `r2`.
     #[inline(always)]
     pub fn poly6(&self, r2: f32) -> f32 {

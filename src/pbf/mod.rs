@@ -30,7 +30,9 @@
 //! The particle mass is calibrated so that a particle inside the rest lattice (spacing 2r) has
 //! exactly ρ0: `m = ρ0 / Σ_lattice W`; the wall density uses the same lattice (see
 //! `boundary`). Every parallel loop is a gather (each particle writes only its own slot, summing
-//! its neighbors in list order), so results are bit-identical for any thread count.
+//! its neighbors in a fixed order), so results are bit-identical for any thread count. The
+//! neighbor sums live in `passes`: eight neighbors per SIMD vector, kernel constants applied once
+//! per particle.
 
 use crate::boundary::{BoxTank, ColliderSet, WallTable};
 use crate::neighbors::{GridSpec, NeighborSearch, SearchStats};
@@ -40,8 +42,10 @@ use glam::Vec3A;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Minimum particles per rayon task in the solver's loops.
-const MIN_LEN: usize = 256;
+mod passes;
+
+/// Particles per rayon task in the solver's loops.
+const CHUNK: usize = 256;
 
 /// The particle state, in the cell order of the last step.
 #[derive(Clone, Debug, Default)]
@@ -90,7 +94,7 @@ pub struct Solver {
     iterations: u32,
     eps: f32,
     scorr_k: f32,
-    scorr_n: i32,
+    scorr_n: u32,
     w_dq: f32,
     vorticity: f32,
     xsph: f32,
@@ -104,6 +108,10 @@ pub struct Solver {
     wall_grad: Vec<Vec3A>,
     tmp: Vec<Vec3A>,
     tmp_u32: Vec<u32>,
+    /// m / ρ per particle, from the final density pass.
+    vol: Vec<f32>,
+    /// A per-particle scalar for a gradient pass (vol |ω| for vorticity confinement).
+    scalar: Vec<f32>,
 }
 
 /// For a particle inside the rest lattice of spacing `s`: the calibrated mass `m = ρ0 / Σ W`,
@@ -129,24 +137,8 @@ fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
 fn par_gather<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
     out.par_iter_mut()
         .enumerate()
-        .with_min_len(MIN_LEN)
+        .with_min_len(CHUNK)
         .for_each(|(i, o)| *o = f(i));
-}
-
-/// A unit direction for the pair of slots (i, j), negated for (j, i): how a coincident pair is
-/// pulled apart (a hash of the pair, so deterministic and the same for any thread count).
-fn separation(i: usize, j: usize) -> Vec3A {
-    let (a, b, sign) = if i < j { (i, j, 1.0) } else { (j, i, -1.0) };
-    let mut z = ((a as u64) << 32) | b as u64;
-    let mut next = || {
-        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut x = z;
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((x ^ (x >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
-    let d = Vec3A::new(next(), next(), next());
-    sign * d.try_normalize().unwrap_or(Vec3A::X)
 }
 
 impl Solver {
@@ -197,6 +189,8 @@ impl Solver {
             wall_grad: Vec::new(),
             tmp: Vec::new(),
             tmp_u32: Vec::new(),
+            vol: Vec::new(),
+            scalar: Vec::new(),
         })
     }
 
@@ -227,7 +221,7 @@ impl Solver {
             .par_iter_mut()
             .zip(self.p.par_iter_mut())
             .zip(self.fluid.x.par_iter())
-            .with_min_len(MIN_LEN)
+            .with_min_len(CHUNK)
             .for_each(|((v, p), &x)| {
                 *v += dt * g;
                 *p = colliders.project(x + dt * *v);
@@ -272,75 +266,57 @@ impl Solver {
         let k = self.kernels;
         let (m, rho0, dt) = (self.mass, self.rho0, self.dt);
         let vol = m / rho0;
+        // Kernel constants, applied to the raw sums of `passes`.
+        let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         let colliders = &self.colliders;
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
         self.tmp.resize(n, Vec3A::ZERO);
+        self.vol.resize(n, 0.0);
+        self.scalar.resize(n, 0.0);
         let f = &mut self.fluid;
 
         par_gather(&mut f.neighbors, |i| lists.neighbors(i).len() as u32);
 
+        let correction = passes::Correction {
+            scorr_k: self.scorr_k,
+            scorr_n: self.scorr_n,
+            scorr_scale: c6 / self.w_dq,
+            // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude.
+            coincident: (1e-6 * k.h) * (1e-6 * k.h),
+            g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
+        };
         for _ in 0..self.iterations {
             // Density and λ.
             let p = &self.p;
             let eps = self.eps;
             f.density
-                .par_iter_mut()
-                .zip(self.lambda.par_iter_mut())
-                .zip(self.wall_grad.par_iter_mut())
+                .par_chunks_mut(CHUNK)
+                .zip(self.lambda.par_chunks_mut(CHUNK))
+                .zip(self.wall_grad.par_chunks_mut(CHUNK))
                 .enumerate()
-                .with_min_len(MIN_LEN)
-                .for_each(|(i, ((rho, lambda), wall_grad))| {
-                    let pi = p[i];
-                    let (mut sum_w, mut grad_i, mut sum_g2) = (0.0f32, Vec3A::ZERO, 0.0f32);
-                    for &j in lists.neighbors(i) {
-                        let r = pi - p[j as usize];
-                        sum_w += k.poly6(r.length_squared());
-                        let gj = vol * k.spiky_grad(r);
-                        grad_i += gj;
-                        sum_g2 += gj.length_squared();
+                .for_each(|(b, ((rho, lambda), wall_grad))| {
+                    for o in 0..rho.len() {
+                        let i = b * CHUNK + o;
+                        let (sum_w, sum_g, sum_g2) =
+                            passes::density_and_gradients(lists.neighbors(i), i, p, &k);
+                        let (rho_w, grad_w) = colliders.density(p[i]);
+                        wall_grad[o] = grad_w;
+                        let d = m * c6 * sum_w + rho_w;
+                        let grad_i = (vol * cg) * sum_g + grad_w / rho0;
+                        rho[o] = d;
+                        let c = (d / rho0 - 1.0).max(0.0);
+                        let g2 = (vol * cg) * (vol * cg) * sum_g2;
+                        lambda[o] = -c / (g2 + grad_i.length_squared() + eps);
                     }
-                    let (rho_w, grad_w) = colliders.density(pi);
-                    *wall_grad = grad_w;
-                    let d = m * sum_w + rho_w;
-                    grad_i += grad_w / rho0;
-                    *rho = d;
-                    let c = (d / rho0 - 1.0).max(0.0);
-                    *lambda = -c / (sum_g2 + grad_i.length_squared() + eps);
                 });
 
             // Δp, then the new positions into tmp.
-            let (lambda, scorr_k, scorr_n, w_dq) =
-                (&self.lambda, self.scorr_k, self.scorr_n, self.w_dq);
-            let wall_grad = &self.wall_grad;
-            // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude along a
-            // fixed pseudo-random direction, opposite for the two particles.
-            let coincident = (1e-6 * k.h) * (1e-6 * k.h);
-            let grad_at_zero = k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length();
+            let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
             par_gather(&mut self.tmp, |i| {
-                let pi = p[i];
+                let dp = passes::correction(lists.neighbors(i), i, p, lambda, &k, &correction);
                 let li = lambda[i];
-                let mut dp = Vec3A::ZERO;
-                for &j in lists.neighbors(i) {
-                    let j = j as usize;
-                    if j == i {
-                        continue;
-                    }
-                    let r = pi - p[j];
-                    let r2 = r.length_squared();
-                    let scorr = if scorr_k > 0.0 {
-                        -scorr_k * (k.poly6(r2) / w_dq).powi(scorr_n)
-                    } else {
-                        0.0
-                    };
-                    let grad = if r2 > coincident {
-                        k.spiky_grad(r)
-                    } else {
-                        separation(i, j) * grad_at_zero
-                    };
-                    dp += (li + lambda[j] + scorr) * grad;
-                }
-                colliders.project(pi + vol * dp + (li / rho0) * wall_grad[i])
+                colliders.project(p[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
             });
             std::mem::swap(&mut self.p, &mut self.tmp);
         }
@@ -350,42 +326,43 @@ impl Solver {
         f.v.par_iter_mut()
             .zip(f.x.par_iter())
             .zip(p.par_iter())
-            .with_min_len(MIN_LEN)
+            .with_min_len(CHUNK)
             .for_each(|((v, &x), &p)| *v = (p - x) / dt);
 
-        // Final densities at the corrected positions, for vorticity, XSPH and output.
-        par_gather(&mut f.density, |i| {
-            let pi = p[i];
-            let s: f32 = lists
-                .neighbors(i)
-                .iter()
-                .map(|&j| k.poly6((pi - p[j as usize]).length_squared()))
-                .sum();
-            m * s + colliders.density(pi).0
-        });
-
-        // 6. Vorticity confinement.
-        let (v, rho) = (&f.v, &f.density);
-        par_gather(&mut f.vorticity, |i| {
-            let (pi, vi) = (p[i], v[i]);
-            let mut acc = Vec3A::ZERO;
-            for &j in lists.neighbors(i) {
-                let j = j as usize;
-                // ∇_{p_j} W_ij = −∇_{p_i} W_ij.
-                acc += (m / rho[j]) * (v[j] - vi).cross(-k.spiky_grad(pi - p[j]));
-            }
-            acc
-        });
-        let (eps_v, omega) = (self.vorticity, &f.vorticity);
-        par_gather(&mut self.tmp, |i| {
-            let pi = p[i];
-            let mut eta = Vec3A::ZERO;
-            if eps_v > 0.0 {
-                for &j in lists.neighbors(i) {
-                    let j = j as usize;
-                    eta += (m / rho[j]) * omega[j].length() * k.spiky_grad(pi - p[j]);
+        // Final densities at the corrected positions (for vorticity, XSPH and output), and each
+        // particle's volume m / ρ.
+        f.density
+            .par_chunks_mut(CHUNK)
+            .zip(self.vol.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(b, (rho, vols))| {
+                for o in 0..rho.len() {
+                    let i = b * CHUNK + o;
+                    let s = passes::density(lists.neighbors(i), i, p, &k);
+                    rho[o] = m * c6 * s + colliders.density(p[i]).0;
+                    vols[o] = m / rho[o];
                 }
+            });
+
+        // 6. Vorticity confinement; `scalar` gets vol_i |ω_i| for the η pass.
+        let (v, vols) = (&f.v, &self.vol);
+        f.vorticity
+            .par_chunks_mut(CHUNK)
+            .zip(self.scalar.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(b, (omega, s))| {
+                for o in 0..omega.len() {
+                    let i = b * CHUNK + o;
+                    omega[o] = cg * passes::vorticity(lists.neighbors(i), i, p, v, vols, &k);
+                    s[o] = vols[i] * omega[o].length();
+                }
+            });
+        let (eps_v, omega, s) = (self.vorticity, &f.vorticity, &self.scalar);
+        par_gather(&mut self.tmp, |i| {
+            if eps_v == 0.0 {
+                return v[i];
             }
+            let eta = cg * passes::gradient_of(lists.neighbors(i), i, p, s, &k);
             let len = eta.length();
             let force = if len > 1e-12 {
                 eps_v * (eta / len).cross(omega[i])
@@ -399,13 +376,7 @@ impl Solver {
         // 7. XSPH viscosity.
         let (v, c) = (&f.v, self.xsph);
         par_gather(&mut self.tmp, |i| {
-            let (pi, vi) = (p[i], v[i]);
-            let mut acc = Vec3A::ZERO;
-            for &j in lists.neighbors(i) {
-                let j = j as usize;
-                acc += (m / rho[j]) * (v[j] - vi) * k.poly6((pi - p[j]).length_squared());
-            }
-            vi + c * acc
+            v[i] + (c * c6) * passes::xsph(lists.neighbors(i), i, p, v, vols, &k)
         });
         std::mem::swap(&mut f.v, &mut self.tmp);
 
