@@ -23,8 +23,11 @@
 //!    - `p = project(p + Δp)`.
 //! 5. `v = (p − x) / dt`.
 //! 6. Vorticity confinement: `ω_i = Σ_j (m/ρ_j) (v_j − v_i) × ∇_{p_j} W_ij`,
-//!    `η_i = Σ_j (m/ρ_j) |ω_j| ∇_i W_ij`, `N = η/|η|`, `v_i += dt · ε_v (N × ω_i)`.
-//! 7. XSPH: `v_i += c Σ_j (m/ρ_j) (v_j − v_i) W_ij` (poly6).
+//!    `η_i = Σ_j (m/ρ_j) |ω_j| ∇_i W_ij`, `N = η/|η|`, force `f_i = ε_v (N × ω_i)`;
+//!    `ρ_j` is the density at the corrected positions.
+//! 7. XSPH: `v_i += dt · f_i + c Σ_j (m/ρ_j) (v_j − v_i) W_ij` (poly6). The confinement force
+//!    and the XSPH sum both read the velocities of step 5 (Macklin & Müller apply the two in one
+//!    line; evaluating them on the same field saves a pass over the neighbors).
 //! 8. `x = p`.
 //!
 //! The particle mass is calibrated so that a particle inside the rest lattice (spacing 2r) has
@@ -357,26 +360,19 @@ impl Solver {
                     s[o] = vols[i] * omega[o].length();
                 }
             });
-        let (eps_v, omega, s) = (self.vorticity, &f.vorticity, &self.scalar);
+        // 6.-7. The confinement force and XSPH, both from the velocities of step 5.
+        let (eps_v, c, omega, s) = (self.vorticity, self.xsph, &f.vorticity, &self.scalar);
         par_gather(&mut self.tmp, |i| {
-            if eps_v == 0.0 {
-                return v[i];
-            }
-            let eta = cg * passes::gradient_of(lists.neighbors(i), i, p, s, &k);
+            let (eta, xsph) =
+                passes::confinement_and_xsph(lists.neighbors(i), i, p, v, vols, s, &k);
+            let eta = cg * eta;
             let len = eta.length();
             let force = if len > 1e-12 {
                 eps_v * (eta / len).cross(omega[i])
             } else {
                 Vec3A::ZERO
             };
-            v[i] + dt * force
-        });
-        std::mem::swap(&mut f.v, &mut self.tmp);
-
-        // 7. XSPH viscosity.
-        let (v, c) = (&f.v, self.xsph);
-        par_gather(&mut self.tmp, |i| {
-            v[i] + (c * c6) * passes::xsph(lists.neighbors(i), i, p, v, vols, &k)
+            v[i] + dt * force + (c * c6) * xsph
         });
         std::mem::swap(&mut f.v, &mut self.tmp);
 

@@ -347,33 +347,33 @@ pub fn vorticity(
     vec3(ax, ay, az)
 }
 
-/// `Σ_j s_j g r` for particle `i` (a spiky-gradient-weighted sum of a scalar; with
-/// `s_j = vol_j |ω_j|` it is the confinement's `η_i` without the gradient constant).
+/// For particle `i`: `Σ_j s_j g r`, the confinement's `η_i` without the gradient constant
+/// (`s_j = vol_j |ω_j|`), and `Σ_j vol_j d³ (v_j − v_i)`, XSPH's sum without the poly6 constant.
+/// One pass for both, as both read the same velocities.
 #[inline(always)]
-pub fn gradient_of(list: &[u32], i: usize, p: &[Vec3A], s: &[f32], k: &Kernels) -> Vec3A {
+pub fn confinement_and_xsph(
+    list: &[u32],
+    i: usize,
+    p: &[Vec3A],
+    v: &[Vec3A],
+    vol: &[f32],
+    s: &[f32],
+    k: &Kernels,
+) -> (Vec3A, Vec3A) {
+    let vi = v[i];
     let z0 = f32x8::ZERO;
+    let (mut ex, mut ey, mut ez) = (z0, z0, z0);
     let (mut ax, mut ay, mut az) = (z0, z0, z0);
     for c in chunks(list, i, p) {
         let g = c.spiky(k.h, 0.0) * c.gather(s);
-        ax += g * c.x;
-        ay += g * c.y;
-        az += g * c.z;
-    }
-    vec3(ax, ay, az)
-}
-
-/// `Σ_j vol_j d³ (v_j − v_i)` for particle `i`: XSPH's sum without the poly6 constant.
-#[inline(always)]
-pub fn xsph(list: &[u32], i: usize, p: &[Vec3A], v: &[Vec3A], vol: &[f32], k: &Kernels) -> Vec3A {
-    let vi = v[i];
-    let z0 = f32x8::ZERO;
-    let (mut ax, mut ay, mut az) = (z0, z0, z0);
-    for c in chunks(list, i, p) {
+        ex += g * c.x;
+        ey += g * c.y;
+        ez += g * c.z;
         let w = c.poly6(k.h2) * c.gather(vol);
         let (dx, dy, dz) = c.gather_diff(v, vi);
         ax += w * dx;
         ay += w * dy;
         az += w * dz;
     }
-    vec3(ax, ay, az)
+    (vec3(ex, ey, ez), vec3(ax, ay, az))
 }
