@@ -13,7 +13,9 @@
 //! - [`output`]: VTU / VTK frames, the PVD series, the background writer;
 //! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
-//! - [`bench`]: the timing harness behind `pbf bench-search`.
+//! - [`bench`]: the timing harness behind `pbf bench-search`;
+//! - [`compare`]: pruned against unpruned on one simulation (`pbf compare`): the paper's
+//!   Tables 1 and 2, its Figure 5 as SVG, a CSV of every step.
 //!
 //! ## Example: one neighbor search
 //! ```
@@ -37,6 +39,7 @@
 
 pub mod bench;
 pub mod boundary;
+pub mod compare;
 pub mod neighbors;
 pub mod output;
 pub mod pbf;

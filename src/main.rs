@@ -32,6 +32,39 @@ enum Command {
     Check(CheckArgs),
     /// Run a scene.
     Run(RunArgs),
+    /// Time pruned against unpruned neighbor search on one simulation of a scene: both modes
+    /// build and search on the same positions every step (alternating which goes first), the
+    /// simulation advances with the pruned lists, and the lists must be identical.
+    ///
+    /// Prints the AABB paper's Table 1 (mean seconds per step per phase) and Table 2 (search
+    /// target particles, particles in the influence radius) with the reductions, and writes
+    /// compare.csv (every step), compare.svg (the paper's Figure 5) and compare.json (the
+    /// means) into the output folder. Exits with 1 if the lists ever differ, 2 for bad input.
+    Compare(CompareArgs),
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// Scene file (TOML), e.g. configs/dam_break.toml.
+    scene: PathBuf,
+    /// Output folder (default: out/<scene name>/).
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Stop at this simulated time in seconds (default: the scene's time.end).
+    #[arg(long, value_name = "T", conflicts_with = "steps")]
+    until: Option<f64>,
+    /// Stop after this many steps.
+    #[arg(long, value_name = "N")]
+    steps: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Override a scene key by its dotted path, e.g. --set search.cell_size=\"half\" (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -135,6 +168,7 @@ fn main() -> ExitCode {
         Command::BenchSearch(a) => cmd_bench_search(a),
         Command::Check(a) => cmd_check(a),
         Command::Run(a) => cmd_run(a),
+        Command::Compare(a) => cmd_compare(a),
     };
     match result {
         Ok(code) => code,
@@ -291,10 +325,100 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// Steps to run: `steps`, or up to `until` (default: the scene's end time).
+fn step_count(scene: &Scene, steps: Option<u64>, until: Option<f64>) -> Result<u64> {
+    if let Some(t) = until
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(input(anyhow::anyhow!("--until must be >= 0, got {t}")));
+    }
+    Ok(match (steps, until) {
+        (Some(n), _) => n,
+        (None, t) => (t.unwrap_or(scene.time.end as f64) / scene.time.dt as f64 - 1e-9)
+            .ceil()
+            .max(0.0) as u64,
+    })
+}
+
+/// A stopped run's error when a particle position is no longer finite.
+fn check_finite(solver: &pbf::pbf::Solver) -> Result<()> {
+    if let Some(bad) = solver.fluid.x.iter().position(|p| !p.is_finite()) {
+        bail!(
+            "the simulation diverged at step {} (t = {:.4} s): particle {} has a non-finite position; try a smaller time.dt",
+            solver.steps,
+            solver.time,
+            solver.fluid.id[bad]
+        );
+    }
+    Ok(())
+}
+
+/// Progress of a long run: a bar (sim time, steps/s, ETA) on a terminal, a plain line every
+/// 5 s otherwise, nothing when quiet.
+struct Progress {
+    show: bool,
+    steps: u64,
+    bar: Option<indicatif::ProgressBar>,
+    started: std::time::Instant,
+    last_line: std::time::Instant,
+}
+
+impl Progress {
+    fn new(show: bool, steps: u64) -> Progress {
+        use std::io::IsTerminal;
+        let bar = (show && std::io::stderr().is_terminal()).then(|| {
+            let b = indicatif::ProgressBar::new(steps);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} steps  t = {msg}  {per_sec}  ETA {eta}",
+                )
+                .unwrap(),
+            );
+            b
+        });
+        let now = std::time::Instant::now();
+        Progress {
+            show,
+            steps,
+            bar,
+            started: now,
+            last_line: now,
+        }
+    }
+
+    /// `done` steps are done, at simulated time `time`.
+    fn tick(&mut self, done: u64, time: f64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+            b.set_message(format!("{time:.3} s"));
+        } else if self.show && (self.last_line.elapsed().as_secs_f64() > 5.0 || done == self.steps)
+        {
+            self.last_line = std::time::Instant::now();
+            let rate = done as f64 / self.started.elapsed().as_secs_f64();
+            eprintln!(
+                "step {done}/{}  t = {time:.3} s  {rate:.1} steps/s  ETA {:.0} s",
+                self.steps,
+                (self.steps - done) as f64 / rate
+            );
+        }
+    }
+
+    fn abandon(&self) {
+        if let Some(b) = &self.bar {
+            b.abandon();
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     use pbf::output::{Frame, FrameWriter};
     use pbf::scene::Format;
-    use std::io::IsTerminal;
     use std::time::Instant;
 
     let mut sets = a.set.clone();
@@ -308,17 +432,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
     let format = a.format.unwrap_or(scene.output.format);
-    if let Some(t) = a.until
-        && !(t.is_finite() && t >= 0.0)
-    {
-        return Err(input(anyhow::anyhow!("--until must be >= 0, got {t}")));
-    }
-    let steps = match (a.steps, a.until) {
-        (Some(n), _) => n,
-        (None, t) => (t.unwrap_or(scene.time.end as f64) / scene.time.dt as f64 - 1e-9)
-            .ceil()
-            .max(0.0) as u64,
-    };
+    let steps = step_count(&scene, a.steps, a.until)?;
     let dir = a
         .output
         .clone()
@@ -340,7 +454,6 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         }
     }
     let show = !a.quiet;
-    let tty = std::io::stderr().is_terminal();
 
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
@@ -379,18 +492,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             ph.output += t.elapsed().as_secs_f64();
             next_frame = 1;
         }
-        let bar = (show && tty).then(|| {
-            let b = indicatif::ProgressBar::new(steps);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} steps  t = {msg}  {per_sec}  ETA {eta}",
-                )
-                .unwrap(),
-            );
-            b
-        });
-        let started = Instant::now();
-        let mut last_line = Instant::now();
+        let mut progress = Progress::new(show, steps);
         for s in 0..steps {
             let (t, st) = solver.step();
             ph.construction += t.construction;
@@ -398,16 +500,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             ph.behavior += t.behavior;
             ph.step += t.step;
             counters += st;
-            if let Some(bad) = solver.fluid.x.iter().position(|p| !p.is_finite()) {
-                if let Some(b) = &bar {
-                    b.abandon();
-                }
-                bail!(
-                    "the simulation diverged at step {} (t = {:.4} s): particle {} has a non-finite position; try a smaller time.dt",
-                    s + 1,
-                    solver.time,
-                    solver.fluid.id[bad]
-                );
+            if let Err(e) = check_finite(&solver) {
+                progress.abandon();
+                return Err(e);
             }
             if let Some(w) = &writer
                 && solver.time + 1e-9 >= next_frame as f64 * frame_dt
@@ -417,23 +512,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 ph.output += t.elapsed().as_secs_f64();
                 next_frame += 1;
             }
-            if let Some(b) = &bar {
-                b.set_position(s + 1);
-                b.set_message(format!("{:.3} s", solver.time));
-            } else if show && (last_line.elapsed().as_secs_f64() > 5.0 || s + 1 == steps) {
-                last_line = Instant::now();
-                let rate = (s + 1) as f64 / started.elapsed().as_secs_f64();
-                eprintln!(
-                    "step {}/{steps}  t = {:.3} s  {rate:.1} steps/s  ETA {:.0} s",
-                    s + 1,
-                    solver.time,
-                    (steps - s - 1) as f64 / rate
-                );
-            }
+            progress.tick(s + 1, solver.time);
         }
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
+        progress.finish();
         let frames = match writer {
             Some(w) => {
                 let t = Instant::now();
@@ -492,6 +573,114 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             );
             println!("{frames} frames, summary in {}", path.display());
         }
+        Ok(ExitCode::SUCCESS)
+    })?
+}
+
+fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
+    use pbf::compare::{StepRecord, csv, means, svg, tables};
+    use pbf::neighbors::SearchMode;
+
+    let mut sets = a.set.clone();
+    sets.push("search.mode=\"pruned\"".into());
+    let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+    let steps = step_count(&scene, a.steps, a.until)?;
+    let dir = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    let write = |name: &str, text: &str| -> Result<()> {
+        let path = dir.join(name);
+        pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
+            .with_context(|| format!("writing {}", path.display()))
+    };
+
+    with_threads(a.threads, || -> Result<ExitCode> {
+        let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
+        let mut other = solver.new_search(SearchMode::Unpruned);
+        let n = solver.fluid.len();
+        let threads = rayon::current_num_threads();
+        let spec = solver.neighbor_search().grid().spec().clone();
+        let [nx, ny, nz] = spec.dims;
+        let header = format!(
+            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads",
+            scene.name,
+            scene.kernel_radius(),
+            spec.cell,
+            scene.time.dt
+        );
+        if !a.quiet {
+            eprintln!("{header}");
+        }
+        let mut records = Vec::with_capacity(steps as usize);
+        let mut step_total = 0.0;
+        let mut progress = Progress::new(!a.quiet, steps);
+        let mut failure = None;
+        for s in 0..steps {
+            let c = solver.step_compare(&mut other, s % 2 == 1);
+            step_total += c.step;
+            records.push(StepRecord::new(s + 1, solver.time, &c));
+            if let Some(id) = c.mismatch {
+                progress.abandon();
+                failure = Some(anyhow::anyhow!(
+                    "pruned and unpruned neighbor lists differ at step {} (t = {:.4} s), first at particle id {id}",
+                    s + 1,
+                    solver.time
+                ));
+                break;
+            }
+            if let Err(e) = check_finite(&solver) {
+                progress.abandon();
+                failure = Some(e);
+                break;
+            }
+            progress.tick(s + 1, solver.time);
+        }
+        progress.finish();
+        write("compare.csv", &csv(&records))?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        write(
+            "compare.svg",
+            &svg(&scene.name, &records).map_err(|e| anyhow::anyhow!(e))?,
+        )?;
+        let (u, p) = means(&records);
+        let k = records.len().max(1) as f64;
+        let json = serde_json::json!({
+            "scene": scene.name,
+            "particles": n,
+            "steps": records.len(),
+            "threads": threads,
+            "kernel_radius": scene.kernel_radius(),
+            "cell_size": scene.search.cell_size,
+            "grid_dims": spec.dims,
+            "identical": true,
+            "unpruned": u,
+            "pruned": p,
+            "step_with_both_searches_s": step_total / k,
+            "peak_rss_bytes": peak_rss_bytes(),
+        });
+        write("compare.json", &serde_json::to_string_pretty(&json)?)?;
+        println!("{header}");
+        println!();
+        print!("{}", tables(&records));
+        println!();
+        println!(
+            "neighbor lists identical in all {} steps; {:.1} neighbors per particle; whole step with pruned search {:.4} s; peak memory {:.0} MB (both searches held)",
+            records.len(),
+            p.neighbors / n.max(1) as f64,
+            p.total_s,
+            peak_rss_bytes() as f64 / 1e6
+        );
+        println!(
+            "wrote {}, {} and {}",
+            dir.join("compare.csv").display(),
+            dir.join("compare.svg").display(),
+            dir.join("compare.json").display()
+        );
         Ok(ExitCode::SUCCESS)
     })?
 }

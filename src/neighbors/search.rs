@@ -155,6 +155,17 @@ impl NeighborLists {
         &self.segments[b][lo..hi]
     }
 
+    /// The first particle slot whose list differs from `other`'s (or `len` when only the
+    /// lengths differ), or `None` when the lists are identical, order included.
+    pub fn first_difference(&self, other: &NeighborLists) -> Option<usize> {
+        let n = self.len().min(other.len());
+        let first = (0..n)
+            .into_par_iter()
+            .with_min_len(BLOCK)
+            .find_first(|&i| self.neighbors(i) != other.neighbors(i));
+        first.or((self.len() != other.len()).then_some(n))
+    }
+
     /// Bytes held (capacity) by the lists.
     pub fn memory_bytes(&self) -> usize {
         self.offsets.capacity() * 4

@@ -38,7 +38,7 @@
 //! per particle.
 
 use crate::boundary::{BoxTank, ColliderSet, WallTable};
-use crate::neighbors::{GridSpec, NeighborSearch, SearchStats};
+use crate::neighbors::{GridSpec, NeighborSearch, SearchMode, SearchStats};
 use crate::scene::Scene;
 use crate::sph::Kernels;
 use glam::Vec3A;
@@ -82,6 +82,32 @@ pub struct StepTimes {
     /// Everything else: PBF iterations, velocity update, vorticity, XSPH.
     pub behavior: f64,
     pub step: f64,
+}
+
+/// One mode's share of a [`Solver::step_compare`], times in seconds.
+#[derive(Clone, Copy, Debug)]
+pub struct ModeStep {
+    pub mode: SearchMode,
+    /// Grid construction (sort, gathered positions, boxes when pruned).
+    pub build: f64,
+    pub search: f64,
+    pub stats: SearchStats,
+}
+
+/// The result of [`Solver::step_compare`]: the solver's own search and the other one, timed on
+/// the same positions.
+#[derive(Clone, Copy, Debug)]
+pub struct CompareStep {
+    pub own: ModeStep,
+    pub other: ModeStep,
+    /// Reordering the solver's particle arrays into cell order (the same for either mode; it
+    /// belongs to construction).
+    pub reorder: f64,
+    pub behavior: f64,
+    /// The whole step, both searches included.
+    pub step: f64,
+    /// Stable id of the first particle whose two neighbor lists differ, if any.
+    pub mismatch: Option<u32>,
 }
 
 /// The solver: parameters, colliders, neighbor search, state and scratch buffers.
@@ -213,33 +239,12 @@ impl Solver {
     /// Advance one step; returns its phase times and search counters.
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
-        let n = self.fluid.len();
-        let (dt, g) = (self.dt, self.gravity);
-        let colliders = &self.colliders;
-
-        // 1. Predict.
-        self.p.resize(n, Vec3A::ZERO);
-        self.fluid
-            .v
-            .par_iter_mut()
-            .zip(self.p.par_iter_mut())
-            .zip(self.fluid.x.par_iter())
-            .with_min_len(CHUNK)
-            .for_each(|((v, p), &x)| {
-                *v += dt * g;
-                *p = colliders.project(x + dt * *v);
-            });
+        self.predict();
 
         // 2. Construction: grid on p, then all arrays into cell order.
         let t = Instant::now();
         self.search.build(&self.p);
-        let perm = self.search.grid().permutation();
-        for a in [&mut self.p, &mut self.fluid.x, &mut self.fluid.v] {
-            crate::neighbors::gather(perm, a, &mut self.tmp);
-            std::mem::swap(a, &mut self.tmp);
-        }
-        crate::neighbors::gather(perm, &self.fluid.id, &mut self.tmp_u32);
-        std::mem::swap(&mut self.fluid.id, &mut self.tmp_u32);
+        self.reorder();
         let construction = t.elapsed().as_secs_f64();
 
         // 3. Search.
@@ -252,8 +257,7 @@ impl Solver {
         self.behavior();
         let behavior = t.elapsed().as_secs_f64();
 
-        self.time += dt as f64;
-        self.steps += 1;
+        self.finish_step();
         let times = StepTimes {
             construction,
             search,
@@ -261,6 +265,112 @@ impl Solver {
             step: t_step.elapsed().as_secs_f64(),
         };
         (times, stats)
+    }
+
+    /// A neighbor search like the solver's own (same grid), in `mode`.
+    pub fn new_search(&self, mode: SearchMode) -> NeighborSearch {
+        NeighborSearch::new(self.search.grid().spec().clone(), mode)
+    }
+
+    /// Advance one step as [`step`](Self::step) does, and time `other` (a second search, see
+    /// [`new_search`](Self::new_search)) on the same predicted positions: its construction and
+    /// search run just before the solver's own when `other_first`, just after otherwise (so
+    /// neither always finds the caches warm). The step continues with the solver's own lists;
+    /// the two modes' lists are compared slot by slot.
+    pub fn step_compare(&mut self, other: &mut NeighborSearch, other_first: bool) -> CompareStep {
+        let t_step = Instant::now();
+        self.predict();
+        let run_other = |other: &mut NeighborSearch, p: &[Vec3A]| {
+            let t = Instant::now();
+            other.build(p);
+            let build = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let stats = other.search();
+            (build, t.elapsed().as_secs_f64(), stats)
+        };
+        let mut theirs = (0.0, 0.0, SearchStats::default());
+        if other_first {
+            theirs = run_other(other, &self.p);
+        }
+        let t = Instant::now();
+        self.search.build(&self.p);
+        let own_build = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let own_stats = self.search.search();
+        let own_search = t.elapsed().as_secs_f64();
+        if !other_first {
+            theirs = run_other(other, &self.p);
+        }
+        let same_order = self.search.grid().permutation() == other.grid().permutation();
+        let mismatch = if same_order {
+            self.search.lists().first_difference(other.lists())
+        } else {
+            Some(0)
+        };
+        // The solver's arrays into cell order: the same work whichever mode searched.
+        let t = Instant::now();
+        self.reorder();
+        let reorder = t.elapsed().as_secs_f64();
+        // Stable ids of the first particle whose lists differ (ids, not slots: slots change
+        // every step).
+        let mismatch = mismatch.map(|slot| self.fluid.id.get(slot).copied().unwrap_or(u32::MAX));
+
+        let t = Instant::now();
+        self.behavior();
+        let behavior = t.elapsed().as_secs_f64();
+        self.finish_step();
+        CompareStep {
+            own: ModeStep {
+                mode: self.search.mode(),
+                build: own_build,
+                search: own_search,
+                stats: own_stats,
+            },
+            other: ModeStep {
+                mode: other.mode(),
+                build: theirs.0,
+                search: theirs.1,
+                stats: theirs.2,
+            },
+            reorder,
+            behavior,
+            step: t_step.elapsed().as_secs_f64(),
+            mismatch,
+        }
+    }
+
+    /// 1. External forces and predicted positions.
+    fn predict(&mut self) {
+        let n = self.fluid.len();
+        let (dt, g) = (self.dt, self.gravity);
+        let colliders = &self.colliders;
+        self.p.resize(n, Vec3A::ZERO);
+        self.fluid
+            .v
+            .par_iter_mut()
+            .zip(self.p.par_iter_mut())
+            .zip(self.fluid.x.par_iter())
+            .with_min_len(CHUNK)
+            .for_each(|((v, p), &x)| {
+                *v += dt * g;
+                *p = colliders.project(x + dt * *v);
+            });
+    }
+
+    /// Every particle array into the cell order of the last build.
+    fn reorder(&mut self) {
+        let perm = self.search.grid().permutation();
+        for a in [&mut self.p, &mut self.fluid.x, &mut self.fluid.v] {
+            crate::neighbors::gather(perm, a, &mut self.tmp);
+            std::mem::swap(a, &mut self.tmp);
+        }
+        crate::neighbors::gather(perm, &self.fluid.id, &mut self.tmp_u32);
+        std::mem::swap(&mut self.fluid.id, &mut self.tmp_u32);
+    }
+
+    fn finish_step(&mut self) {
+        self.time += self.dt as f64;
+        self.steps += 1;
     }
 
     fn behavior(&mut self) {

@@ -1,0 +1,287 @@
+//! Pruned against unpruned neighbor search on one simulation: the records behind `pbf compare`,
+//! the AABB paper's Table 1 (time per phase) and Table 2 (search targets and neighbors), its
+//! Figure 5 (per-step reduction of construction + search) as an SVG chart, and a CSV of every
+//! step.
+//!
+//! Owns: turning [`CompareStep`]s into tables, CSV and a chart. Does not touch: the simulation
+//! (see [`crate::pbf::Solver::step_compare`]).
+
+use crate::neighbors::{SearchMode, SearchStats};
+use crate::pbf::{CompareStep, ModeStep};
+use std::fmt::Write as _;
+
+/// One mode's share of a step, times in seconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ModeRecord {
+    /// Grid construction, the reordering of the particle arrays included.
+    pub construction: f64,
+    pub search: f64,
+    pub stats: SearchStats,
+}
+
+impl ModeRecord {
+    pub fn construction_and_search(&self) -> f64 {
+        self.construction + self.search
+    }
+}
+
+/// One step of a comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct StepRecord {
+    pub step: u64,
+    /// Simulated time at the end of the step.
+    pub time: f64,
+    pub unpruned: ModeRecord,
+    pub pruned: ModeRecord,
+    /// Particle behavior (the same work for either mode).
+    pub behavior: f64,
+}
+
+impl StepRecord {
+    /// From a compare step: each mode's construction gets the shared reordering of the
+    /// particle arrays, as a normal step's construction does.
+    pub fn new(step: u64, time: f64, c: &CompareStep) -> StepRecord {
+        let rec = |m: &ModeStep| ModeRecord {
+            construction: m.build + c.reorder,
+            search: m.search,
+            stats: m.stats,
+        };
+        let (pruned, unpruned) = if c.own.mode == SearchMode::Pruned {
+            (rec(&c.own), rec(&c.other))
+        } else {
+            (rec(&c.other), rec(&c.own))
+        };
+        StepRecord {
+            step,
+            time,
+            unpruned,
+            pruned,
+            behavior: c.behavior,
+        }
+    }
+
+    /// Reduction of construction + search by pruning, in percent.
+    pub fn reduction_pct(&self) -> f64 {
+        reduction(
+            self.unpruned.construction_and_search(),
+            self.pruned.construction_and_search(),
+        )
+    }
+}
+
+/// `100 (1 − b / a)`, 0 when `a` is 0.
+pub fn reduction(a: f64, b: f64) -> f64 {
+    if a > 0.0 { 100.0 * (1.0 - b / a) } else { 0.0 }
+}
+
+/// Per-step means of a comparison, as in the paper's tables.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Means {
+    pub construction_s: f64,
+    pub search_s: f64,
+    pub construction_and_search_s: f64,
+    pub behavior_s: f64,
+    pub total_s: f64,
+    /// Search target particles (candidates tested) per step.
+    pub candidates: f64,
+    /// Particles in the influence radius (neighbors found) per step.
+    pub neighbors: f64,
+}
+
+/// Both modes' means over `records`.
+pub fn means(records: &[StepRecord]) -> (Means, Means) {
+    let k = records.len().max(1) as f64;
+    let of = |f: &dyn Fn(&StepRecord) -> ModeRecord| {
+        let mut m = Means::default();
+        for r in records {
+            let x = f(r);
+            m.construction_s += x.construction / k;
+            m.search_s += x.search / k;
+            m.behavior_s += r.behavior / k;
+            m.candidates += x.stats.candidates as f64 / k;
+            m.neighbors += x.stats.neighbors as f64 / k;
+        }
+        m.construction_and_search_s = m.construction_s + m.search_s;
+        m.total_s = m.construction_and_search_s + m.behavior_s;
+        m
+    };
+    (of(&|r| r.unpruned), of(&|r| r.pruned))
+}
+
+/// The paper's Table 1 and Table 2, side by side for "(1) Uniform grid" and "(2) AABB pruning",
+/// with the reductions.
+pub fn tables(records: &[StepRecord]) -> String {
+    let (u, p) = means(records);
+    let mut s = String::new();
+    let head = |s: &mut String, title: &str| {
+        let _ = writeln!(s, "{title}");
+        let _ = writeln!(
+            s,
+            "{:<36} {:>18} {:>18} {:>10}",
+            "", "(1) Uniform grid", "(2) AABB pruning", "reduction"
+        );
+    };
+    head(
+        &mut s,
+        &format!(
+            "Table 1: mean seconds per step over {} steps",
+            records.len()
+        ),
+    );
+    for (name, a, b) in [
+        ("construction", u.construction_s, p.construction_s),
+        ("search", u.search_s, p.search_s),
+        (
+            "construction + search",
+            u.construction_and_search_s,
+            p.construction_and_search_s,
+        ),
+        ("particle behavior", u.behavior_s, p.behavior_s),
+        ("total", u.total_s, p.total_s),
+    ] {
+        let _ = writeln!(
+            s,
+            "{name:<36} {a:>18.5} {b:>18.5} {:>9.1}%",
+            reduction(a, b)
+        );
+    }
+    let _ = writeln!(s);
+    head(&mut s, "Table 2: mean particles per step");
+    for (name, a, b) in [
+        ("search target particles", u.candidates, p.candidates),
+        ("particles in the influence radius", u.neighbors, p.neighbors),
+    ] {
+        let _ = writeln!(
+            s,
+            "{name:<36} {a:>18.0} {b:>18.0} {:>9.1}%",
+            reduction(a, b)
+        );
+    }
+    s
+}
+
+/// Every step as CSV: both modes' construction and search times (ms) and counters.
+pub fn csv(records: &[StepRecord]) -> String {
+    let mut s = String::from(
+        "step,time_s,unpruned_construction_ms,unpruned_search_ms,unpruned_candidates,\
+         unpruned_neighbors,unpruned_cells_visited,unpruned_cells_pruned,\
+         pruned_construction_ms,pruned_search_ms,pruned_candidates,pruned_neighbors,\
+         pruned_cells_visited,pruned_cells_pruned,behavior_ms,reduction_pct\n",
+    );
+    for r in records {
+        let _ = write!(s, "{},{:.6}", r.step, r.time);
+        for m in [&r.unpruned, &r.pruned] {
+            let _ = write!(
+                s,
+                ",{:.4},{:.4},{},{},{},{}",
+                m.construction * 1e3,
+                m.search * 1e3,
+                m.stats.candidates,
+                m.stats.neighbors,
+                m.stats.cells_visited,
+                m.stats.cells_pruned
+            );
+        }
+        let _ = writeln!(s, ",{:.4},{:.3}", r.behavior * 1e3, r.reduction_pct());
+    }
+    s
+}
+
+/// The paper's Figure 5 as an SVG chart: the per-step reduction rate of construction + search
+/// (top), and the search target particles per step of both modes (bottom).
+pub fn svg(title: &str, records: &[StepRecord]) -> Result<String, String> {
+    let mut buf = String::new();
+    draw(&mut buf, title, records)?;
+    Ok(buf)
+}
+
+fn draw(buf: &mut String, title: &str, records: &[StepRecord]) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
+    let root = SVGBackend::with_string(buf, (960, 720)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (top, bottom) = root.split_vertically(360);
+    let steps = records.last().map_or(1, |r| r.step).max(1);
+    let first = records.first().map_or(0, |r| r.step);
+
+    let red: Vec<(u64, f64)> = records.iter().map(|r| (r.step, r.reduction_pct())).collect();
+    let mean = records.iter().map(|r| r.reduction_pct()).sum::<f64>() / records.len().max(1) as f64;
+    let (lo, hi) = red
+        .iter()
+        .fold((0.0f64, 0.0f64), |(a, b), &(_, y)| (a.min(y), b.max(y)));
+    let mut c = ChartBuilder::on(&top)
+        .caption(
+            format!("{title}: reduction of construction + search by AABB pruning"),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .build_cartesian_2d(first..steps, (lo - 5.0)..(hi + 5.0))
+        .map_err(|e| err(&e))?;
+    c.configure_mesh()
+        .x_desc("step")
+        .y_desc("reduction rate (%)")
+        .draw()
+        .map_err(|e| err(&e))?;
+    c.draw_series(LineSeries::new(red, &BLUE))
+        .map_err(|e| err(&e))?
+        .label("per step")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
+    c.draw_series(LineSeries::new(
+        [(first, mean), (steps, mean)],
+        RED.stroke_width(2),
+    ))
+    .map_err(|e| err(&e))?
+    .label(format!("mean {mean:.1}%"))
+    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+
+    let top_c = records
+        .iter()
+        .map(|r| r.unpruned.stats.candidates.max(r.pruned.stats.candidates))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let mut c = ChartBuilder::on(&bottom)
+        .caption("search target particles per step", ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .build_cartesian_2d(first..steps, 0.0..top_c * 1.1 / 1e6)
+        .map_err(|e| err(&e))?;
+    c.configure_mesh()
+        .x_desc("step")
+        .y_desc("candidates (millions)")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (name, color, f) in [
+        (
+            "(1) uniform grid",
+            BLACK,
+            (|r: &StepRecord| r.unpruned.stats.candidates) as fn(&StepRecord) -> u64,
+        ),
+        ("(2) AABB pruning", BLUE, |r: &StepRecord| {
+            r.pruned.stats.candidates
+        }),
+    ] {
+        c.draw_series(LineSeries::new(
+            records.iter().map(|r| (r.step, f(r) as f64 / 1e6)),
+            &color,
+        ))
+        .map_err(|e| err(&e))?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
