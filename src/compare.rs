@@ -149,7 +149,11 @@ pub fn tables(records: &[StepRecord]) -> String {
     head(&mut s, "Table 2: mean particles per step");
     for (name, a, b) in [
         ("search target particles", u.candidates, p.candidates),
-        ("particles in the influence radius", u.neighbors, p.neighbors),
+        (
+            "particles in the influence radius",
+            u.neighbors,
+            p.neighbors,
+        ),
     ] {
         let _ = writeln!(
             s,
@@ -204,7 +208,10 @@ fn draw(buf: &mut String, title: &str, records: &[StepRecord]) -> Result<(), Str
     let steps = records.last().map_or(1, |r| r.step).max(1);
     let first = records.first().map_or(0, |r| r.step);
 
-    let red: Vec<(u64, f64)> = records.iter().map(|r| (r.step, r.reduction_pct())).collect();
+    let red: Vec<(u64, f64)> = records
+        .iter()
+        .map(|r| (r.step, r.reduction_pct()))
+        .collect();
     let mean = records.iter().map(|r| r.reduction_pct()).sum::<f64>() / records.len().max(1) as f64;
     let (lo, hi) = red
         .iter()
@@ -284,4 +291,52 @@ fn draw(buf: &mut String, title: &str, records: &[StepRecord]) -> Result<(), Str
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(step: u64, u: (f64, f64, u64), p: (f64, f64, u64), behavior: f64) -> StepRecord {
+        let m = |(c, s, cand): (f64, f64, u64)| ModeRecord {
+            construction: c,
+            search: s,
+            stats: SearchStats {
+                candidates: cand,
+                neighbors: 100,
+                cells_visited: 10,
+                cells_pruned: 0,
+            },
+        };
+        StepRecord {
+            step,
+            time: step as f64 * 0.01,
+            unpruned: m(u),
+            pruned: m(p),
+            behavior,
+        }
+    }
+
+    #[test]
+    fn means_and_reductions_by_hand() {
+        let r = [
+            rec(1, (1.0, 3.0, 400), (1.0, 2.0, 200), 5.0),
+            rec(2, (2.0, 2.0, 600), (1.0, 1.0, 300), 7.0),
+        ];
+        let (u, p) = means(&r);
+        assert_eq!(u.construction_and_search_s, 4.0);
+        assert_eq!(p.construction_and_search_s, 2.5);
+        assert_eq!(u.behavior_s, 6.0);
+        assert_eq!(p.total_s, 8.5);
+        assert_eq!(u.candidates, 500.0);
+        assert_eq!(p.candidates, 250.0);
+        assert_eq!(reduction(u.candidates, p.candidates), 50.0);
+        assert_eq!(r[0].reduction_pct(), 25.0);
+        assert_eq!(r[1].reduction_pct(), 50.0);
+        let t = tables(&r);
+        assert!(t.contains("50.0%") && t.contains("37.5%"), "{t}");
+        let c = csv(&r);
+        assert_eq!(c.lines().count(), 3);
+        assert!(c.lines().nth(2).unwrap().ends_with(",7000.0000,50.000"));
+    }
 }

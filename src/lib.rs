@@ -14,6 +14,7 @@
 //! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
 //! - [`bench`]: the timing harness behind `pbf bench-search`;
+//! - [`scaling`]: time per particle-step against particle and thread count (`pbf scaling`);
 //! - [`compare`]: pruned against unpruned on one simulation (`pbf compare`): the paper's
 //!   Tables 1 and 2, its Figure 5 as SVG, a CSV of every step.
 //!
@@ -44,5 +45,6 @@ pub mod neighbors;
 pub mod output;
 pub mod pbf;
 pub mod points;
+pub mod scaling;
 pub mod scene;
 pub mod sph;

@@ -41,6 +41,35 @@ enum Command {
     /// compare.csv (every step), compare.svg (the paper's Figure 5) and compare.json (the
     /// means) into the output folder. Exits with 1 if the lists ever differ, 2 for bad input.
     Compare(CompareArgs),
+    /// Time the step of a scene at several particle counts and thread counts: the radius is
+    /// scaled to reach each count (the kernel radius keeps its ratio to it), one untimed step,
+    /// then the median of the timed steps. Prints a table and writes scaling.csv and
+    /// scaling.svg (time per particle-step against particles) into the output folder.
+    Scaling(ScalingArgs),
+}
+
+#[derive(Args)]
+struct ScalingArgs {
+    /// Scene file (TOML), e.g. configs/dam_break.toml.
+    scene: PathBuf,
+    /// Particle counts to aim for, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [30_000usize, 120_000, 500_000, 1_000_000, 2_000_000])]
+    particles: Vec<usize>,
+    /// Thread counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize, 2])]
+    threads: Vec<usize>,
+    /// Timed steps per run.
+    #[arg(long, default_value_t = 10)]
+    steps: u64,
+    /// Output folder (default: out/<scene name>/).
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Override a scene key by its dotted path (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// No progress lines.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -169,6 +198,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd_check(a),
         Command::Run(a) => cmd_run(a),
         Command::Compare(a) => cmd_compare(a),
+        Command::Scaling(a) => cmd_scaling(a),
     };
     match result {
         Ok(code) => code,
@@ -602,7 +632,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         let mut other = solver.new_search(SearchMode::Unpruned);
         let n = solver.fluid.len();
         let threads = rayon::current_num_threads();
-        let spec = solver.neighbor_search().grid().spec().clone();
+        let spec = *solver.neighbor_search().grid().spec();
         let [nx, ny, nz] = spec.dims;
         let header = format!(
             "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads",
@@ -683,6 +713,94 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         );
         Ok(ExitCode::SUCCESS)
     })?
+}
+
+fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
+    use pbf::scaling::{ScalingRow, csv, svg, table};
+
+    let base = Scene::load(&a.scene, &a.set).map_err(input)?;
+    if a.particles.is_empty() || a.particles.contains(&0) {
+        return Err(input(anyhow::anyhow!(
+            "--particles needs counts of at least 1"
+        )));
+    }
+    if a.threads.is_empty() || a.threads.contains(&0) {
+        return Err(input(anyhow::anyhow!(
+            "--threads needs counts of at least 1"
+        )));
+    }
+    if a.steps == 0 {
+        return Err(input(anyhow::anyhow!("--steps must be at least 1")));
+    }
+    let n0 = base.sample_fluid().len() as f64;
+    let (r0, ratio) = (
+        base.particles.radius,
+        base.kernel_radius() / base.particles.radius,
+    );
+    let dir = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&base.name));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    let mut rows = Vec::new();
+    for &target in &a.particles {
+        let r = r0 * (n0 / target as f64).cbrt() as f32;
+        let mut sets = a.set.clone();
+        sets.push(format!("particles.radius={r}"));
+        sets.push(format!("particles.kernel_radius={}", ratio * r));
+        let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+        for &t in &a.threads {
+            let row = with_threads(Some(t), || -> Result<ScalingRow> {
+                let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
+                let n = solver.fluid.len();
+                solver.step();
+                let mut times = Vec::with_capacity(a.steps as usize);
+                let mut neighbors = 0u64;
+                for _ in 0..a.steps {
+                    let (st, stats) = solver.step();
+                    times.push(st.step);
+                    neighbors += stats.neighbors;
+                }
+                check_finite(&solver)?;
+                Ok(ScalingRow {
+                    particles: n,
+                    radius: r,
+                    threads: t,
+                    steps: a.steps,
+                    step_s: pbf::bench::median(&times),
+                    neighbors: neighbors as f64 / a.steps as f64 / n.max(1) as f64,
+                })
+            })??;
+            if !a.quiet {
+                eprintln!(
+                    "{} particles, {t} thread{}: {:.1} ms per step, {:.1} ns per particle-step",
+                    row.particles,
+                    if t == 1 { "" } else { "s" },
+                    row.step_s * 1e3,
+                    row.ns_per_particle_step()
+                );
+            }
+            rows.push(row);
+        }
+    }
+    let write = |name: &str, text: &str| -> Result<()> {
+        let path = dir.join(name);
+        pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
+            .with_context(|| format!("writing {}", path.display()))
+    };
+    write("scaling.csv", &csv(&rows))?;
+    write(
+        "scaling.svg",
+        &svg(&base.name, &rows).map_err(|e| anyhow::anyhow!(e))?,
+    )?;
+    print!("{}", table(&rows));
+    println!(
+        "wrote {} and {}",
+        dir.join("scaling.csv").display(),
+        dir.join("scaling.svg").display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_report(r: &BenchReport) {

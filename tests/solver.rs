@@ -316,3 +316,139 @@ end = 1.0
         "particles stacked: closest pair {closest} m"
     );
 }
+
+/// The rows of a CSV file as maps from header to value.
+fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, f64>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.parse::<f64>().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn compare_times_both_modes_on_the_simulation_pbf_run_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cmp, run) = (dir.path().join("cmp"), dir.path().join("run"));
+    let out = run_cli(&[
+        "compare",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "6",
+        "--quiet",
+        "-o",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for s in [
+        "Table 1",
+        "Table 2",
+        "(1) Uniform grid",
+        "(2) AABB pruning",
+        "identical",
+    ] {
+        assert!(stdout.contains(s), "{s} missing from:\n{stdout}");
+    }
+    let rows = csv_rows(&cmp.join("compare.csv"));
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert_eq!(r["unpruned_neighbors"], r["pruned_neighbors"]);
+        assert!(r["pruned_candidates"] < r["unpruned_candidates"], "{r:?}");
+        assert!(r["pruned_cells_pruned"] > 0.0 && r["unpruned_cells_pruned"] == 0.0);
+        assert_eq!(r["unpruned_cells_visited"], r["pruned_cells_visited"]);
+    }
+    let svg = std::fs::read_to_string(cmp.join("compare.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("search target particles"));
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cmp.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(j["identical"], true);
+    assert_eq!(j["steps"], 6);
+
+    // Timing the second mode must not change the simulation: pbf run, pruned, finds the same
+    // neighbors step for step (their sum is in its summary).
+    let out = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "6",
+        "--format",
+        "none",
+        "--quiet",
+        "-o",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let total: f64 = rows.iter().map(|r| r["pruned_neighbors"]).sum();
+    assert_eq!(s["counters"]["neighbors"].as_f64().unwrap(), total);
+    let cand: f64 = rows.iter().map(|r| r["pruned_candidates"]).sum();
+    assert_eq!(s["counters"]["candidates"].as_f64().unwrap(), cand);
+}
+
+#[test]
+fn scaling_reaches_each_size_with_each_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_cli(&[
+        "scaling",
+        "configs/dam_break_small.toml",
+        "--particles",
+        "2000,12000",
+        "--threads",
+        "1,2",
+        "--steps",
+        "2",
+        "--quiet",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = csv_rows(&dir.path().join("scaling.csv"));
+    assert_eq!(rows.len(), 4);
+    for (r, (target, threads)) in
+        rows.iter()
+            .zip([(2000.0, 1.0), (2000.0, 2.0), (12000.0, 1.0), (12000.0, 2.0)])
+    {
+        let n = r["particles"];
+        assert!(
+            (n / target - 1.0).abs() < 0.2,
+            "{n} particles for a target of {target}"
+        );
+        assert_eq!(r["threads"], threads);
+        assert!(r["step_ms"] > 0.0);
+        // The kernel radius keeps its ratio to r, so the neighbor count stays near the
+        // reference scene's (about 30, fewer in a small block with more surface).
+        assert!((15.0..40.0).contains(&r["neighbors"]), "{r:?}");
+    }
+    assert!(
+        std::fs::read_to_string(dir.path().join("scaling.svg"))
+            .unwrap()
+            .starts_with("<svg")
+    );
+
+    let bad = run_cli(&[
+        "scaling",
+        "configs/dam_break_small.toml",
+        "--particles",
+        "0",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = run_cli(&["compare", "configs/no_such_scene.toml", "--steps", "1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no_such_scene.toml"));
+}

@@ -269,7 +269,7 @@ impl Solver {
 
     /// A neighbor search like the solver's own (same grid), in `mode`.
     pub fn new_search(&self, mode: SearchMode) -> NeighborSearch {
-        NeighborSearch::new(self.search.grid().spec().clone(), mode)
+        NeighborSearch::new(*self.search.grid().spec(), mode)
     }
 
     /// Advance one step as [`step`](Self::step) does, and time `other` (a second search, see
