@@ -355,6 +355,23 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// The output folder: `dir`, or `out/<name>/`; created if missing.
+fn output_dir(dir: &Option<PathBuf>, name: &str) -> Result<PathBuf> {
+    let dir = dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(name));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Write `text` to `dir/name` whole (under a temporary name, then renamed).
+fn write_text(dir: &std::path::Path, name: &str, text: &str) -> Result<()> {
+    let path = dir.join(name);
+    pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
 /// Steps to run: `steps`, or up to `until` (default: the scene's end time).
 fn step_count(scene: &Scene, steps: Option<u64>, until: Option<f64>) -> Result<u64> {
     if let Some(t) = until
@@ -463,12 +480,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
     let format = a.format.unwrap_or(scene.output.format);
     let steps = step_count(&scene, a.steps, a.until)?;
-    let dir = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    let dir = output_dir(&a.output, &scene.name)?;
     if format != Format::None {
         // Frames of an earlier run into this folder would sit beside ours (the .pvd would list
         // only ours, but a user opening the files directly would mix runs): remove them.
@@ -615,18 +627,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     sets.push("search.mode=\"pruned\"".into());
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
     let steps = step_count(&scene, a.steps, a.until)?;
-    let dir = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
-    let write = |name: &str, text: &str| -> Result<()> {
-        let path = dir.join(name);
-        pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
-            .with_context(|| format!("writing {}", path.display()))
-    };
-
+    let dir = output_dir(&a.output, &scene.name)?;
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
         let mut other = solver.new_search(SearchMode::Unpruned);
@@ -669,11 +670,12 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             progress.tick(s + 1, solver.time);
         }
         progress.finish();
-        write("compare.csv", &csv(&records))?;
+        write_text(&dir, "compare.csv", &csv(&records))?;
         if let Some(e) = failure {
             return Err(e);
         }
-        write(
+        write_text(
+            &dir,
             "compare.svg",
             &svg(&scene.name, &records).map_err(|e| anyhow::anyhow!(e))?,
         )?;
@@ -693,7 +695,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             "step_with_both_searches_s": step_total / k,
             "peak_rss_bytes": peak_rss_bytes(),
         });
-        write("compare.json", &serde_json::to_string_pretty(&json)?)?;
+        write_text(&dir, "compare.json", &serde_json::to_string_pretty(&json)?)?;
         println!("{header}");
         println!();
         print!("{}", tables(&records));
@@ -737,12 +739,7 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         base.particles.radius,
         base.kernel_radius() / base.particles.radius,
     );
-    let dir = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&base.name));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    let dir = output_dir(&a.output, &base.name)?;
     let mut rows = Vec::new();
     for &target in &a.particles {
         let r = r0 * (n0 / target as f64).cbrt() as f32;
@@ -784,13 +781,9 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
             rows.push(row);
         }
     }
-    let write = |name: &str, text: &str| -> Result<()> {
-        let path = dir.join(name);
-        pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
-            .with_context(|| format!("writing {}", path.display()))
-    };
-    write("scaling.csv", &csv(&rows))?;
-    write(
+    write_text(&dir, "scaling.csv", &csv(&rows))?;
+    write_text(
+        &dir,
         "scaling.svg",
         &svg(&base.name, &rows).map_err(|e| anyhow::anyhow!(e))?,
     )?;
