@@ -27,7 +27,8 @@ fn shipped_configs_load() {
     let s = Scene::load(Path::new("configs/dam_break_small.toml"), &[]).unwrap();
     assert_eq!(s.sample_fluid().len(), 6_859);
     // Every particle inside its block, r in from the walls.
-    for p in s.sample_fluid() {
+    let pts = s.sample_fluid();
+    for p in &pts {
         for a in 0..3 {
             assert!(
                 p[a] >= s.fluid[0].min[a] + 0.0249 && p[a] <= s.fluid[0].max[a] - 0.0249,
@@ -35,6 +36,26 @@ fn shipped_configs_load() {
             );
         }
     }
+    // The lattice is centered in the block (as SPlisHSPlasH's): the block is symmetric about
+    // z = 0, so is the lattice, and its x and y extremes sit equally far from the block's faces.
+    let b = &s.fluid[0];
+    for a in 0..3 {
+        let lo = pts.iter().map(|p| p[a]).fold(f32::MAX, f32::min);
+        let hi = pts.iter().map(|p| p[a]).fold(f32::MIN, f32::max);
+        assert!(
+            ((lo - b.min[a]) - (b.max[a] - hi)).abs() < 1e-5,
+            "axis {a}: {} in from min, {} in from max",
+            lo - b.min[a],
+            b.max[a] - hi
+        );
+    }
+    let mut z: Vec<f32> = pts.iter().map(|p| p.z).collect();
+    z.sort_by(f32::total_cmp);
+    assert!(
+        z.iter()
+            .zip(z.iter().rev())
+            .all(|(a, b)| (a + b).abs() < 1e-5)
+    );
 }
 
 #[test]
