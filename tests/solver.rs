@@ -116,7 +116,7 @@ fn small_dam_break_reaches_the_far_wall() {
     let mut e_prev = e0;
     while s.time < 1.0 - 1e-6 {
         s.step();
-        if s.steps % 10 == 0 {
+        if s.steps.is_multiple_of(10) {
             let e = energy(&s);
             assert!(
                 e <= e_prev * 1.001,
