@@ -4,11 +4,8 @@
 //!
 //! Owns: timing and the report. Does not touch: the search internals.
 
-use crate::neighbors::{
-    CellSize, GridError, GridSpec, NeighborLists, NeighborSearch, SearchMode, SearchStats,
-};
+use crate::neighbors::{CellSize, GridError, GridSpec, NeighborSearch, SearchMode, SearchStats};
 use glam::Vec3A;
-use rayon::prelude::*;
 use std::time::Instant;
 
 /// What one mode measured.
@@ -67,15 +64,6 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// True when two list sets are equal, particle by particle, order included.
-pub fn lists_equal(a: &NeighborLists, b: &NeighborLists) -> bool {
-    a.len() == b.len()
-        && a.offsets() == b.offsets()
-        && (0..a.len())
-            .into_par_iter()
-            .all(|i| a.neighbors(i) == b.neighbors(i))
-}
-
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
@@ -129,8 +117,8 @@ pub fn bench_search(
         stats: stats[m],
     };
     let (pruned, unpruned) = (report(0), report(1));
-    let identical =
-        stats[0].neighbors == stats[1].neighbors && lists_equal(ns[0].lists(), ns[1].lists());
+    let identical = stats[0].neighbors == stats[1].neighbors
+        && ns[0].lists().first_difference(ns[1].lists()).is_none();
     let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * (1.0 - a / b) } else { 0.0 };
     Ok(BenchReport {
         particles: points.len(),

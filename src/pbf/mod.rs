@@ -170,6 +170,15 @@ fn par_gather<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
         .for_each(|(i, o)| *o = f(i));
 }
 
+/// [`par_gather`] for passes with two outputs: `(a[i], b[i]) = f(i)`.
+fn par_gather2<A: Send, B: Send>(a: &mut [A], b: &mut [B], f: impl Fn(usize) -> (A, B) + Sync) {
+    a.par_iter_mut()
+        .zip(b.par_iter_mut())
+        .enumerate()
+        .with_min_len(CHUNK)
+        .for_each(|(i, (x, y))| (*x, *y) = f(i));
+}
+
 impl Solver {
     /// A solver for `scene`, its fluid blocks sampled into particles at rest.
     pub fn new(scene: &Scene) -> Result<Solver, crate::neighbors::GridError> {
@@ -444,32 +453,18 @@ impl Solver {
 
         // Final densities at the corrected positions (for vorticity, XSPH and output), and each
         // particle's volume m / ρ.
-        f.density
-            .par_chunks_mut(CHUNK)
-            .zip(self.vol.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(b, (rho, vols))| {
-                for o in 0..rho.len() {
-                    let i = b * CHUNK + o;
-                    let s = passes::density(lists.neighbors(i), i, p, &k);
-                    rho[o] = m * c6 * s + colliders.density(p[i]).0;
-                    vols[o] = m / rho[o];
-                }
-            });
+        par_gather2(&mut f.density, &mut self.vol, |i| {
+            let s = passes::density(lists.neighbors(i), i, p, &k);
+            let rho = m * c6 * s + colliders.density(p[i]).0;
+            (rho, m / rho)
+        });
 
         // 6. Vorticity confinement; `scalar` gets vol_i |ω_i| for the η pass.
         let (v, vols) = (&f.v, &self.vol);
-        f.vorticity
-            .par_chunks_mut(CHUNK)
-            .zip(self.scalar.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(b, (omega, s))| {
-                for o in 0..omega.len() {
-                    let i = b * CHUNK + o;
-                    omega[o] = cg * passes::vorticity(lists.neighbors(i), i, p, v, vols, &k);
-                    s[o] = vols[i] * omega[o].length();
-                }
-            });
+        par_gather2(&mut f.vorticity, &mut self.scalar, |i| {
+            let omega = cg * passes::vorticity(lists.neighbors(i), i, p, v, vols, &k);
+            (omega, vols[i] * omega.length())
+        });
         // 6.-7. The confinement force and XSPH, both from the velocities of step 5.
         let (eps_v, c, omega, s) = (self.vorticity, self.xsph, &f.vorticity, &self.scalar);
         par_gather(&mut self.tmp, |i| {
