@@ -4,7 +4,9 @@
 //!
 //! Owns: timing and the report. Does not touch: the search internals.
 
-use crate::neighbors::{CellSize, GridError, GridSpec, NeighborSearch, SearchMode, SearchStats};
+use crate::neighbors::{
+    CellSize, GridError, GridSpec, Kernel, NeighborSearch, SearchMode, SearchStats,
+};
 use glam::Vec3A;
 use std::time::Instant;
 
@@ -40,6 +42,8 @@ pub struct BenchReport {
     pub particles: usize,
     pub radius: f32,
     pub threads: usize,
+    /// The search kernel that ran (see [`Kernel`]).
+    pub kernel: Kernel,
     pub reps: usize,
     pub cell_size: CellSize,
     pub grid_dims: [usize; 3],
@@ -124,6 +128,7 @@ pub fn bench_search(
         particles: points.len(),
         radius,
         threads: rayon::current_num_threads(),
+        kernel: crate::neighbors::kernel_in_use(),
         reps,
         cell_size,
         grid_dims: spec.dims,

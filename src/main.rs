@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use glam::Vec3A;
 use pbf::bench::{BenchReport, ModeReport, bench_search};
-use pbf::neighbors::{CellSize, GridSpec};
+use pbf::neighbors::{CellSize, GridSpec, Kernel};
 use pbf::points;
 use pbf::scene::Scene;
 use std::path::PathBuf;
@@ -167,6 +167,10 @@ struct BenchSearchArgs {
     /// Timed repetitions per mode (medians are reported).
     #[arg(long, value_name = "K", default_value_t = 7)]
     reps: usize,
+    /// Search kernel: auto (the fastest this CPU runs), portable, avx2 or avx512. All give the
+    /// same lists; only the speed differs.
+    #[arg(long, value_enum, default_value_t = Kernel::Auto)]
+    kernel: Kernel,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
@@ -276,6 +280,7 @@ fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
             "--radius must be positive, got {radius}"
         )));
     }
+    pbf::neighbors::set_kernel(a.kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))?;
     let report = with_threads(a.threads, || {
         bench_search(&pts, radius, a.cell_size, a.reps)
     })?
@@ -798,7 +803,7 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
 
 fn print_report(r: &BenchReport) {
     println!(
-        "{} particles, radius {}, cell {} ({}x{}x{} cells), {} threads, median of {} reps",
+        "{} particles, radius {}, cell {} ({}x{}x{} cells), {} threads, {} kernel, median of {} reps",
         r.particles,
         r.radius,
         match r.cell_size {
@@ -809,6 +814,7 @@ fn print_report(r: &BenchReport) {
         r.grid_dims[1],
         r.grid_dims[2],
         r.threads,
+        r.kernel,
         r.reps
     );
     println!(

@@ -3,7 +3,9 @@
 //! kinds of clouds; plus counters and thread-count independence.
 
 use glam::Vec3A;
-use pbf::neighbors::{CellSize, GridSpec, NeighborSearch, SearchMode, SearchStats};
+use pbf::neighbors::{
+    CellSize, GridSpec, Kernel, NeighborSearch, SearchMode, SearchStats, set_kernel,
+};
 use proptest::prelude::*;
 
 /// The reference: every pair, in the slot order the search used, straight from the rule.
@@ -39,16 +41,23 @@ fn sorted_points(ns: &NeighborSearch) -> Vec<Vec3A> {
 fn check_all(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) {
     // The kernel choice is process-wide: hold the lock for both runs.
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let fast = check_kernel(points, spec);
-    pbf::neighbors::search::force_portable_kernel(true);
-    let portable = std::panic::catch_unwind(|| check_kernel(points, spec));
-    pbf::neighbors::search::force_portable_kernel(false);
-    let portable = portable.unwrap_or_else(|e| std::panic::resume_unwind(e));
-    assert_eq!(
-        fast, portable,
-        "AVX2 and portable kernels disagree on the counters"
-    );
-    fast
+    let kernels = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
+    let mut results = Vec::new();
+    for k in kernels.into_iter().filter(|k| k.available()) {
+        set_kernel(k).unwrap();
+        let r = std::panic::catch_unwind(|| check_kernel(points, spec));
+        set_kernel(Kernel::Auto).unwrap();
+        let r = r.unwrap_or_else(|e| std::panic::resume_unwind(e));
+        results.push((k, r));
+    }
+    for (k, r) in &results[1..] {
+        assert_eq!(
+            *r, results[0].1,
+            "{k} and {} kernels disagree on the counters",
+            results[0].0
+        );
+    }
+    results[0].1
 }
 
 /// Serializes the tests that switch the process-wide kernel choice.

@@ -9,4 +9,7 @@ pub mod grid;
 pub mod search;
 
 pub use grid::{Aabb, CellSize, Grid, GridError, GridSpec, dist2, gather};
-pub use search::{NeighborLists, NeighborSearch, SearchMode, SearchStats, SoaPositions, search};
+pub use search::{
+    Kernel, NeighborLists, NeighborSearch, SearchMode, SearchStats, SoaPositions, kernel_in_use,
+    search, set_kernel,
+};

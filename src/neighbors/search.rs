@@ -342,21 +342,20 @@ trait Lanes {
     /// `s + 8 <= pos.x.len()` (the padding guarantees it for any data slot `s`).
     unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32;
 
-    /// `acc[l] |= bit` when group particle `l` (slot `g + l`) is within `h2` of box `b`:
-    /// [`Aabb::dist2`] for eight particles, same operations in the same order, so the same
-    /// exactness argument holds (a rejected box holds no neighbor). Accumulating a bit per box
-    /// builds each particle's own mask of kept cells.
+    /// Bit `k` of lane `l` set when group particle `l` (slot `g + l`) is within `h2` of
+    /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for eight particles, same operations in
+    /// the same order, so the same exactness argument holds (a rejected box holds no neighbor).
+    /// This is each particle's own mask of kept cells, for one word of stencil units.
     ///
     /// # Safety
-    /// As [`Lanes::dist_mask`].
-    unsafe fn box_bits(
+    /// As [`Lanes::dist_mask`], and `keys.len() <= 32`.
+    unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        b: &Aabb,
+        boxes: &[Aabb],
+        keys: &[u32],
         h2: f32,
-        bit: u32,
-        acc: &mut [u32; W],
-    );
+    ) -> [u32; W];
 
     /// Write `base + (index of each set bit of m)`, ascending, to `dst[0..popcount(m)]`; may
     /// write all 8 slots.
@@ -364,6 +363,25 @@ trait Lanes {
     /// # Safety
     /// `dst` must have room for 8 elements.
     unsafe fn compact(dst: *mut u32, base: u32, m: u32);
+
+    /// Slots scanned by one distance step.
+    const STEP: usize = W;
+
+    /// One distance step: the slots `s + l` (`l < STEP`, lane `l` only where `valid` has bit
+    /// `l`) within `h2` of `p` are written ascending to `dst`; returns how many. May write all
+    /// `STEP` slots of `dst`.
+    ///
+    /// # Safety
+    /// `s + STEP <= pos.x.len()`; `dst` has room for `STEP` elements.
+    #[inline(always)]
+    unsafe fn step(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32, valid: u32, dst: *mut u32) -> usize {
+        // SAFETY: forwarded.
+        unsafe {
+            let m = Self::dist_mask(pos, s, p, h2) & valid;
+            Self::compact(dst, s as u32, m);
+            m.count_ones() as usize
+        }
+    }
 }
 
 struct Portable;
@@ -381,30 +399,30 @@ impl Lanes for Portable {
     }
 
     #[inline(always)]
-    unsafe fn box_bits(
+    unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        b: &Aabb,
+        boxes: &[Aabb],
+        keys: &[u32],
         h2: f32,
-        bit: u32,
-        acc: &mut [u32; W],
-    ) {
+    ) -> [u32; W] {
         let gp = [lanes(&pos.x, g), lanes(&pos.y, g), lanes(&pos.z, g)];
-        let (mn, mx) = (b.min.to_array(), b.max.to_array());
-        for l in 0..W {
-            let mut e2 = [0f32; 3];
-            for a in 0..3 {
-                let below = mn[a] - gp[a][l];
-                let above = gp[a][l] - mx[a];
-                let e = fmax(fmax(below, above), 0.0);
-                e2[a] = e * e;
+        let mut acc = [0u32; W];
+        for (k, &key) in keys.iter().enumerate() {
+            let b = &boxes[key as usize];
+            let (mn, mx) = (b.min.to_array(), b.max.to_array());
+            for l in 0..W {
+                let mut e2 = [0f32; 3];
+                for a in 0..3 {
+                    let below = mn[a] - gp[a][l];
+                    let above = gp[a][l] - mx[a];
+                    let e = fmax(fmax(below, above), 0.0);
+                    e2[a] = e * e;
+                }
+                acc[l] |= (((e2[0] + e2[1]) + e2[2] <= h2) as u32) << k;
             }
-            acc[l] |= if (e2[0] + e2[1]) + e2[2] <= h2 {
-                bit
-            } else {
-                0
-            };
         }
+        acc
     }
 
     #[inline(always)]
@@ -440,37 +458,41 @@ impl Lanes for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn box_bits(
+    unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        b: &Aabb,
+        boxes: &[Aabb],
+        keys: &[u32],
         h2: f32,
-        bit: u32,
-        acc: &mut [u32; W],
-    ) {
+    ) -> [u32; W] {
         use std::arch::x86_64::*;
-        debug_assert!(g + W <= pos.x.len());
+        debug_assert!(g + W <= pos.x.len() && keys.len() <= 32);
         // SAFETY: as dist_mask. `_mm256_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
-        let (mn, mx) = (b.min.to_array(), b.max.to_array());
         unsafe {
-            let axis = |v: &[f32], a: usize| {
-                let x = _mm256_loadu_ps(v.as_ptr().add(g));
-                let below = _mm256_sub_ps(_mm256_set1_ps(mn[a]), x);
-                let above = _mm256_sub_ps(x, _mm256_set1_ps(mx[a]));
-                let e = _mm256_max_ps(_mm256_max_ps(below, above), _mm256_setzero_ps());
-                _mm256_mul_ps(e, e)
-            };
-            let d2 = _mm256_add_ps(
-                _mm256_add_ps(axis(&pos.x, 0), axis(&pos.y, 1)),
-                axis(&pos.z, 2),
-            );
-            let near = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, _mm256_set1_ps(h2)));
-            let a = acc.as_mut_ptr() as *mut __m256i;
-            let v = _mm256_or_si256(
-                _mm256_loadu_si256(a),
-                _mm256_and_si256(near, _mm256_set1_epi32(bit as i32)),
-            );
-            _mm256_storeu_si256(a, v);
+            let gx = _mm256_loadu_ps(pos.x.as_ptr().add(g));
+            let gy = _mm256_loadu_ps(pos.y.as_ptr().add(g));
+            let gz = _mm256_loadu_ps(pos.z.as_ptr().add(g));
+            let zero = _mm256_setzero_ps();
+            let hh = _mm256_set1_ps(h2);
+            let mut acc = _mm256_setzero_si256();
+            let mut bit = _mm256_set1_epi32(1);
+            for &key in keys {
+                let b = &boxes[key as usize];
+                let (mn, mx) = (b.min.to_array(), b.max.to_array());
+                let axis = |x: __m256, a: usize| {
+                    let below = _mm256_sub_ps(_mm256_set1_ps(mn[a]), x);
+                    let above = _mm256_sub_ps(x, _mm256_set1_ps(mx[a]));
+                    let e = _mm256_max_ps(_mm256_max_ps(below, above), zero);
+                    _mm256_mul_ps(e, e)
+                };
+                let d2 = _mm256_add_ps(_mm256_add_ps(axis(gx, 0), axis(gy, 1)), axis(gz, 2));
+                let near = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, hh));
+                acc = _mm256_or_si256(acc, _mm256_and_si256(near, bit));
+                bit = _mm256_add_epi32(bit, bit);
+            }
+            let mut out = [0u32; W];
+            _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, acc);
+            out
         }
     }
 
@@ -482,6 +504,62 @@ impl Lanes for Avx2 {
             let idx = _mm256_loadu_si256(COMPACT[m as usize].as_ptr() as *const __m256i);
             let v = _mm256_add_epi32(idx, _mm256_set1_epi32(base as i32));
             _mm256_storeu_si256(dst as *mut __m256i, v);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for Avx512 {
+    #[inline(always)]
+    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
+        // SAFETY: forwarded (AVX-512 implies AVX2).
+        unsafe { Avx2::dist_mask(pos, s, p, h2) }
+    }
+
+    #[inline(always)]
+    unsafe fn box_word(
+        pos: &SoaPositions,
+        g: usize,
+        boxes: &[Aabb],
+        keys: &[u32],
+        h2: f32,
+    ) -> [u32; W] {
+        // SAFETY: forwarded.
+        unsafe { Avx2::box_word(pos, g, boxes, keys, h2) }
+    }
+
+    #[inline(always)]
+    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
+        // SAFETY: forwarded.
+        unsafe { Avx2::compact(dst, base, m) }
+    }
+
+    const STEP: usize = 16;
+
+    #[inline(always)]
+    unsafe fn step(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32, valid: u32, dst: *mut u32) -> usize {
+        use std::arch::x86_64::*;
+        debug_assert!(s + 16 <= pos.x.len());
+        // SAFETY: called only from AVX-512-enabled code after the CPU check; 16 loads in
+        // bounds (padding); dst has room for 16.
+        unsafe {
+            let dx = _mm512_sub_ps(_mm512_loadu_ps(pos.x.as_ptr().add(s)), _mm512_set1_ps(p[0]));
+            let dy = _mm512_sub_ps(_mm512_loadu_ps(pos.y.as_ptr().add(s)), _mm512_set1_ps(p[1]));
+            let dz = _mm512_sub_ps(_mm512_loadu_ps(pos.z.as_ptr().add(s)), _mm512_set1_ps(p[2]));
+            let d2 = _mm512_add_ps(
+                _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+                _mm512_mul_ps(dz, dz),
+            );
+            let m = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(valid as __mmask16, d2, _mm512_set1_ps(h2));
+            let idx = _mm512_add_epi32(
+                _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                _mm512_set1_epi32(s as i32),
+            );
+            _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, idx));
+            m.count_ones() as usize
         }
     }
 }
@@ -555,27 +633,15 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
         for (w, acc) in masks[..words].iter_mut().enumerate() {
             let (u0, u1) = (32 * w, (32 * w + 32).min(units));
             if PRUNE {
-                *acc = [0; W];
-                for u in u0..u1 {
-                    // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
-                    unsafe {
-                        L::box_bits(
-                            pos,
-                            i0,
-                            &boxes[stencil.key[u] as usize],
-                            h2,
-                            1 << (u - u0),
-                            acc,
-                        )
-                    };
-                }
+                // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
+                *acc = unsafe { L::box_word(pos, i0, boxes, &stencil.key[u0..u1], h2) };
             } else {
                 *acc = [u32::MAX >> (32 - (u1 - u0)); W];
             }
         }
 
         // 3. Distance steps straight into the lists.
-        reserve(out, gn * stencil.total + W, i0 - lo, hi - lo);
+        reserve(out, gn * stencil.total + L::STEP, i0 - lo, hi - lo);
         let mut at = out.len();
         let dst = out.as_mut_ptr();
         let mut tested = 0u64;
@@ -597,18 +663,14 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
                     let u = 32 * w + s as usize;
                     let (mut c, e) = (stencil.start[u], stencil.end[u + run]);
                     tested += (e - c) as u64;
-                    // One step per 8 particles of the run.
+                    // One step per STEP particles of the run.
                     loop {
-                        let valid = (1u32 << (e - c).min(W as u32)) - 1;
-                        // SAFETY: c is a data slot (padding covers c + 8); `out` has room for
-                        // gn * stencil.total + 8 more indices, and this particle has written at
-                        // most stencil.total of them before this write of 8.
-                        unsafe {
-                            let m = L::dist_mask(pos, c as usize, p, h2) & valid;
-                            L::compact(dst.add(at + len), c, m);
-                            len += m.count_ones() as usize;
-                        }
-                        c += W as u32;
+                        let valid = (1u32 << (e - c).min(L::STEP as u32)) - 1;
+                        // SAFETY: c is a data slot (padding covers c + STEP); `out` has room
+                        // for gn * stencil.total + STEP more indices, and this particle has
+                        // written at most stencil.total of them before this write of STEP.
+                        len += unsafe { L::step(pos, c as usize, p, h2, valid, dst.add(at + len)) };
+                        c += L::STEP as u32;
                         if c >= e {
                             break;
                         }
@@ -643,34 +705,109 @@ fn grid_block_avx2<const PRUNE: bool>(
     grid_block::<PRUNE, Avx2>(args, out, counts)
 }
 
-/// When set, the portable kernel is used even where AVX2 is available (for tests and
-/// comparisons; both kernels give identical lists).
-static PORTABLE_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Force the portable (non-SIMD-intrinsics) kernel on or off for the whole process.
-pub fn force_portable_kernel(on: bool) {
-    PORTABLE_ONLY.store(on, std::sync::atomic::Ordering::Relaxed);
+/// [`grid_block`] compiled for AVX-512 (chosen at run time): 16-slot distance steps, compaction
+/// by the mask register. Same IEEE operations in the same order lane by lane as the others.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt,lzcnt")]
+fn grid_block_avx512<const PRUNE: bool>(
+    args: BlockArgs,
+    out: &mut Vec<u32>,
+    counts: &mut [u32],
+) -> SearchStats {
+    grid_block::<PRUNE, Avx512>(args, out, counts)
 }
 
-fn has_avx2() -> bool {
-    if PORTABLE_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
-        return false;
+/// Which implementation of the search kernel runs. All give identical lists and counters (the
+/// same IEEE operations in the same order lane by lane); they differ only in speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Kernel {
+    /// The fastest kernel this CPU supports (the default).
+    Auto,
+    /// Plain Rust, 8 lanes, no intrinsics: any CPU.
+    Portable,
+    /// x86-64 AVX2: 8-slot distance steps, compaction by table lookup.
+    Avx2,
+    /// x86-64 AVX-512 (F + VL): 16-slot distance steps, compaction by mask register.
+    Avx512,
+}
+
+impl Kernel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Auto => "auto",
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("popcnt")
+
+    /// Whether this CPU can run the kernel.
+    pub fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = || {
+                std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("bmi1")
+                    && std::is_x86_feature_detected!("bmi2")
+                    && std::is_x86_feature_detected!("lzcnt")
+                    && std::is_x86_feature_detected!("popcnt")
+            };
+            match self {
+                Kernel::Auto | Kernel::Portable => true,
+                Kernel::Avx2 => avx2(),
+                Kernel::Avx512 => {
+                    avx2()
+                        && std::is_x86_feature_detected!("avx512f")
+                        && std::is_x86_feature_detected!("avx512vl")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        matches!(self, Kernel::Auto | Kernel::Portable)
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+
+    /// The kernel `self` stands for on this CPU (`Auto` resolved to the fastest available).
+    pub fn resolve(self) -> Kernel {
+        match self {
+            Kernel::Auto => [Kernel::Avx512, Kernel::Avx2]
+                .into_iter()
+                .find(|k| k.available())
+                .unwrap_or(Kernel::Portable),
+            k => k,
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The process-wide kernel choice (an index into `KERNELS`).
+static KERNEL_CHOICE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+const KERNELS: [Kernel; 4] = [Kernel::Auto, Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
+
+/// Choose the search kernel for the whole process (for comparisons and tests; `Auto` is the
+/// default). Fails, changing nothing, when this CPU cannot run `kernel`.
+pub fn set_kernel(kernel: Kernel) -> Result<(), String> {
+    if !kernel.available() {
+        return Err(format!("this CPU cannot run the {kernel} search kernel"));
+    }
+    let i = KERNELS.iter().position(|&k| k == kernel).unwrap_or(0);
+    KERNEL_CHOICE.store(i as u8, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// The kernel searches run with now (never `Auto`).
+pub fn kernel_in_use() -> Kernel {
+    KERNELS[KERNEL_CHOICE.load(std::sync::atomic::Ordering::Relaxed) as usize].resolve()
 }
 
 /// Padding slots after the last position: +inf, so they are never within any radius, and vector
 /// kernels may read a full vector past a run's end.
-pub const PAD: usize = 8;
+pub const PAD: usize = 16;
 
 /// Positions in cell order as three f32 arrays (struct of arrays, for vectorized scans), each
 /// followed by [`PAD`] slots of +inf.
@@ -771,20 +908,27 @@ pub fn search(
                 } else {
                     None
                 };
-            let avx2 = has_avx2();
+            let kernel = kernel_in_use();
             lists.fill(n, |lo, hi, out, counts| {
                 let args = (grid, sorted, aabbs, h2, lo, hi);
+                // SAFETY: `kernel_in_use` only returns kernels this CPU supports.
                 #[cfg(target_arch = "x86_64")]
-                if avx2 {
-                    // SAFETY: the CPU supports the enabled features (checked above).
-                    return unsafe {
-                        match aabbs {
+                match kernel {
+                    Kernel::Avx512 => unsafe {
+                        return match aabbs {
+                            Some(_) => grid_block_avx512::<true>(args, out, counts),
+                            None => grid_block_avx512::<false>(args, out, counts),
+                        };
+                    },
+                    Kernel::Avx2 => unsafe {
+                        return match aabbs {
                             Some(_) => grid_block_avx2::<true>(args, out, counts),
                             None => grid_block_avx2::<false>(args, out, counts),
-                        }
-                    };
+                        };
+                    },
+                    _ => {}
                 }
-                let _ = avx2;
+                let _ = kernel;
                 match aabbs {
                     Some(_) => grid_block::<true, Portable>(args, out, counts),
                     None => grid_block::<false, Portable>(args, out, counts),
