@@ -374,7 +374,14 @@ trait Lanes {
     /// # Safety
     /// `s + STEP <= pos.x.len()`; `dst` has room for `STEP` elements.
     #[inline(always)]
-    unsafe fn step(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32, valid: u32, dst: *mut u32) -> usize {
+    unsafe fn step(
+        pos: &SoaPositions,
+        s: usize,
+        p: [f32; 3],
+        h2: f32,
+        valid: u32,
+        dst: *mut u32,
+    ) -> usize {
         // SAFETY: forwarded.
         unsafe {
             let m = Self::dist_mask(pos, s, p, h2) & valid;
@@ -540,7 +547,14 @@ impl Lanes for Avx512 {
     const STEP: usize = 16;
 
     #[inline(always)]
-    unsafe fn step(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32, valid: u32, dst: *mut u32) -> usize {
+    unsafe fn step(
+        pos: &SoaPositions,
+        s: usize,
+        p: [f32; 3],
+        h2: f32,
+        valid: u32,
+        dst: *mut u32,
+    ) -> usize {
         use std::arch::x86_64::*;
         debug_assert!(s + 16 <= pos.x.len());
         // SAFETY: called only from AVX-512-enabled code after the CPU check; 16 loads in
@@ -553,7 +567,8 @@ impl Lanes for Avx512 {
                 _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                 _mm512_mul_ps(dz, dz),
             );
-            let m = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(valid as __mmask16, d2, _mm512_set1_ps(h2));
+            let m =
+                _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(valid as __mmask16, d2, _mm512_set1_ps(h2));
             let idx = _mm512_add_epi32(
                 _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                 _mm512_set1_epi32(s as i32),
