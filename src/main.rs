@@ -91,6 +91,9 @@ struct CompareArgs {
     /// Override a scene key by its dotted path, e.g. --set search.cell_size=\"half\" (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Search kernel for both modes: auto (the fastest this CPU runs), portable, avx2 or avx512.
+    #[arg(long, value_enum, default_value_t = Kernel::Auto)]
+    kernel: Kernel,
     /// No progress display.
     #[arg(long)]
     quiet: bool,
@@ -581,6 +584,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             "sim_time_s": solver.time,
             "threads": threads,
             "search": scene.search.mode,
+            "search_kernel": pbf::neighbors::kernel_in_use(),
             "phases_ms": {
                 "construction": ms(ph.construction),
                 "search": ms(ph.search),
@@ -632,6 +636,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     sets.push("search.mode=\"pruned\"".into());
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
     let steps = step_count(&scene, a.steps, a.until)?;
+    pbf::neighbors::set_kernel(a.kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))?;
     let dir = output_dir(&a.output, &scene.name)?;
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
@@ -641,11 +646,12 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         let spec = *solver.neighbor_search().grid().spec();
         let [nx, ny, nz] = spec.dims;
         let header = format!(
-            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads",
+            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads, {} search kernel",
             scene.name,
             scene.kernel_radius(),
             spec.cell,
-            scene.time.dt
+            scene.time.dt,
+            pbf::neighbors::kernel_in_use()
         );
         if !a.quiet {
             eprintln!("{header}");
@@ -691,6 +697,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             "particles": n,
             "steps": records.len(),
             "threads": threads,
+            "search_kernel": pbf::neighbors::kernel_in_use(),
             "kernel_radius": scene.kernel_radius(),
             "cell_size": scene.search.cell_size,
             "grid_dims": spec.dims,

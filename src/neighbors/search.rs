@@ -555,27 +555,47 @@ impl Lanes for Avx512 {
         valid: u32,
         dst: *mut u32,
     ) -> usize {
-        use std::arch::x86_64::*;
-        debug_assert!(s + 16 <= pos.x.len());
-        // SAFETY: called only from AVX-512-enabled code after the CPU check; 16 loads in
-        // bounds (padding); dst has room for 16.
-        unsafe {
-            let dx = _mm512_sub_ps(_mm512_loadu_ps(pos.x.as_ptr().add(s)), _mm512_set1_ps(p[0]));
-            let dy = _mm512_sub_ps(_mm512_loadu_ps(pos.y.as_ptr().add(s)), _mm512_set1_ps(p[1]));
-            let dz = _mm512_sub_ps(_mm512_loadu_ps(pos.z.as_ptr().add(s)), _mm512_set1_ps(p[2]));
-            let d2 = _mm512_add_ps(
-                _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
-                _mm512_mul_ps(dz, dz),
-            );
-            let m =
-                _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(valid as __mmask16, d2, _mm512_set1_ps(h2));
-            let idx = _mm512_add_epi32(
-                _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                _mm512_set1_epi32(s as i32),
-            );
-            _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, idx));
-            m.count_ones() as usize
-        }
+        // SAFETY: forwarded; only reached from AVX-512 code after the CPU check.
+        unsafe { step_avx512(pos, s, p, h2, valid, dst) }
+    }
+}
+
+/// [`Avx512`]'s distance step, a function of its own with the features enabled, so the mask
+/// register code never lands in a function compiled without them. (With LTO, rustdoc's opt-level
+/// 0 codegen of this function's optimized bitcode fails in LLVM; see the release profile.)
+///
+/// # Safety
+/// The CPU supports AVX-512 F + VL; `s + 16 <= pos.x.len()`; `dst` has room for 16.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn step_avx512(
+    pos: &SoaPositions,
+    s: usize,
+    p: [f32; 3],
+    h2: f32,
+    valid: u32,
+    dst: *mut u32,
+) -> usize {
+    use std::arch::x86_64::*;
+    debug_assert!(s + 16 <= pos.x.len());
+    // SAFETY: called only from AVX-512-enabled code after the CPU check; 16 loads in
+    // bounds (padding); dst has room for 16.
+    unsafe {
+        let dx = _mm512_sub_ps(_mm512_loadu_ps(pos.x.as_ptr().add(s)), _mm512_set1_ps(p[0]));
+        let dy = _mm512_sub_ps(_mm512_loadu_ps(pos.y.as_ptr().add(s)), _mm512_set1_ps(p[1]));
+        let dz = _mm512_sub_ps(_mm512_loadu_ps(pos.z.as_ptr().add(s)), _mm512_set1_ps(p[2]));
+        let d2 = _mm512_add_ps(
+            _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+            _mm512_mul_ps(dz, dz),
+        );
+        let m = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(valid as __mmask16, d2, _mm512_set1_ps(h2));
+        let idx = _mm512_add_epi32(
+            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+            _mm512_set1_epi32(s as i32),
+        );
+        _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, idx));
+        m.count_ones() as usize
     }
 }
 
