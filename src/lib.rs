@@ -13,7 +13,7 @@
 //! - [`output`]: VTU / VTK frames, the PVD series, the background writer;
 //! - [`scene`]: TOML scene files, overrides, validation, fluid block sampling;
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
-//! - [`bench`]: the timing harness behind `pbf bench-search`;
+//! - [`bench`](mod@bench): the timing harness behind `pbf bench-search`;
 //! - [`scaling`]: time per particle-step against particle and thread count (`pbf scaling`);
 //! - [`compare`]: pruned against unpruned on one simulation (`pbf compare`): the paper's
 //!   Tables 1 and 2, its Figure 5 as SVG, a CSV of every step.

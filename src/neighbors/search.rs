@@ -5,7 +5,7 @@
 //!
 //! ## The one neighbor rule (all modes)
 //! Particle `j` is a neighbor of particle `i` iff `dist2(x_i, x_j) <= h * h`, with
-//! [`dist2`](super::grid::dist2) computed in f32 as `(dx*dx + dy*dy) + dz*dz`. The particle itself
+//! [`dist2`] computed in f32 as `(dx*dx + dy*dy) + dz*dz`. The particle itself
 //! is included (distance 0), as SPH sums need. Indices are slots in cell order (the order of the
 //! sorted positions the search was given), and each list is in ascending slot order.
 //!
