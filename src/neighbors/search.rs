@@ -333,24 +333,18 @@ impl Stencil {
     }
 }
 
-/// The kernel's three 8-wide primitives. [`Portable`] is plain Rust; [`Avx2`] uses AVX2
-/// intrinsics. Both perform the same IEEE operations in the same order lane by lane, so they give
-/// bit-identical masks.
+/// The search kernel's two primitives. [`Portable`] is plain Rust; [`X86`] uses AVX2 intrinsics
+/// for the box tests and AVX2 (8 slots) or AVX-512 (16 slots) for the distance steps. All perform
+/// the same IEEE operations in the same order lane by lane, so they give bit-identical results.
 trait Lanes {
-    /// Bit `l` set when slot `s + l` is within `h2` of `p`: `(dx*dx + dy*dy) + dz*dz <= h2`
-    /// with `d = x[s + l] - p`.
-    ///
-    /// # Safety
-    /// `s + 8 <= pos.x.len()` (the padding guarantees it for any data slot `s`).
-    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32;
-
     /// Bit `k` of lane `l` set when group particle `l` (slot `g + l`) is within `h2` of
     /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for eight particles, same operations in
     /// the same order, so the same exactness argument holds (a rejected box holds no neighbor).
     /// This is each particle's own mask of kept cells, for one word of stencil units.
     ///
     /// # Safety
-    /// As [`Lanes::dist_mask`], and `keys.len() <= 32`.
+    /// `g + 8 <= pos.x.len()` (the padding guarantees it for any data slot `g`), and
+    /// `keys.len() <= 32`.
     unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
@@ -359,23 +353,15 @@ trait Lanes {
         h2: f32,
     ) -> [u32; W];
 
-    /// Write `base + (index of each set bit of m)`, ascending, to `dst[0..popcount(m)]`; may
-    /// write all 8 slots.
-    ///
-    /// # Safety
-    /// `dst` must have room for 8 elements.
-    unsafe fn compact(dst: *mut u32, base: u32, m: u32);
-
     /// Slots scanned by one distance step.
-    const STEP: usize = W;
+    const STEP: usize;
 
     /// One distance step: the slots `s + l` (`l < STEP`, lane `l` only where `valid` has bit
-    /// `l`) within `h2` of `p` are written ascending to `dst`; returns how many. May write all
-    /// `STEP` slots of `dst`.
+    /// `l`) within `h2` of `p` (`(dx*dx + dy*dy) + dz*dz <= h2` with `d = x[s + l] - p`) are
+    /// written ascending to `dst`; returns how many. May write all `STEP` slots of `dst`.
     ///
     /// # Safety
     /// `s + STEP <= pos.x.len()`; `dst` has room for `STEP` elements.
-    #[inline(always)]
     unsafe fn step(
         pos: &SoaPositions,
         s: usize,
@@ -383,30 +369,12 @@ trait Lanes {
         h2: f32,
         valid: u32,
         dst: *mut u32,
-    ) -> usize {
-        // SAFETY: forwarded.
-        unsafe {
-            let m = Self::dist_mask(pos, s, p, h2) & valid;
-            Self::compact(dst, s as u32, m);
-            m.count_ones() as usize
-        }
-    }
+    ) -> usize;
 }
 
 struct Portable;
 
 impl Lanes for Portable {
-    #[inline(always)]
-    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
-        let (cx, cy, cz) = (lanes(&pos.x, s), lanes(&pos.y, s), lanes(&pos.z, s));
-        let mut m = 0u32;
-        for l in 0..W {
-            let (dx, dy, dz) = (cx[l] - p[0], cy[l] - p[1], cz[l] - p[2]);
-            m |= (((dx * dx + dy * dy) + dz * dz <= h2) as u32) << l;
-        }
-        m
-    }
-
     #[inline(always)]
     unsafe fn box_word(
         pos: &SoaPositions,
@@ -434,38 +402,39 @@ impl Lanes for Portable {
         acc
     }
 
+    const STEP: usize = W;
+
     #[inline(always)]
-    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
-        let idx = &COMPACT[m as usize];
-        for (l, &k) in idx.iter().enumerate() {
-            // SAFETY: room for 8 elements.
-            unsafe { *dst.add(l) = base + k };
+    unsafe fn step(
+        pos: &SoaPositions,
+        s: usize,
+        p: [f32; 3],
+        h2: f32,
+        valid: u32,
+        dst: *mut u32,
+    ) -> usize {
+        let (cx, cy, cz) = (lanes(&pos.x, s), lanes(&pos.y, s), lanes(&pos.z, s));
+        let mut m = 0u32;
+        for l in 0..W {
+            let (dx, dy, dz) = (cx[l] - p[0], cy[l] - p[1], cz[l] - p[2]);
+            m |= (((dx * dx + dy * dy) + dz * dz <= h2) as u32) << l;
         }
+        m &= valid;
+        for (l, &k) in COMPACT[m as usize].iter().enumerate() {
+            // SAFETY: room for 8 elements.
+            unsafe { *dst.add(l) = s as u32 + k };
+        }
+        m.count_ones() as usize
     }
 }
 
+/// The x86-64 kernel: AVX2 box tests, and distance steps of 8 slots (AVX2, compaction by table
+/// lookup) or, with `AVX512`, of 16 slots (compaction by the compare mask).
 #[cfg(target_arch = "x86_64")]
-struct Avx2;
+struct X86<const AVX512: bool>;
 
 #[cfg(target_arch = "x86_64")]
-impl Lanes for Avx2 {
-    #[inline(always)]
-    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
-        use std::arch::x86_64::*;
-        debug_assert!(s + W <= pos.x.len());
-        // SAFETY: called only from AVX2-enabled code after the CPU check; 8 loads in bounds.
-        unsafe {
-            let dx = _mm256_sub_ps(_mm256_loadu_ps(pos.x.as_ptr().add(s)), _mm256_set1_ps(p[0]));
-            let dy = _mm256_sub_ps(_mm256_loadu_ps(pos.y.as_ptr().add(s)), _mm256_set1_ps(p[1]));
-            let dz = _mm256_sub_ps(_mm256_loadu_ps(pos.z.as_ptr().add(s)), _mm256_set1_ps(p[2]));
-            let d2 = _mm256_add_ps(
-                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
-                _mm256_mul_ps(dz, dz),
-            );
-            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, _mm256_set1_ps(h2))) as u32
-        }
-    }
-
+impl<const AVX512: bool> Lanes for X86<AVX512> {
     #[inline(always)]
     unsafe fn box_word(
         pos: &SoaPositions,
@@ -476,7 +445,8 @@ impl Lanes for Avx2 {
     ) -> [u32; W] {
         use std::arch::x86_64::*;
         debug_assert!(g + W <= pos.x.len() && keys.len() <= 32);
-        // SAFETY: as dist_mask. `_mm256_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
+        // SAFETY: called only from AVX2-enabled code after the CPU check; 8 loads in bounds.
+        // `_mm256_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
         unsafe {
             let gx = _mm256_loadu_ps(pos.x.as_ptr().add(g));
             let gy = _mm256_loadu_ps(pos.y.as_ptr().add(g));
@@ -505,48 +475,7 @@ impl Lanes for Avx2 {
         }
     }
 
-    #[inline(always)]
-    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
-        use std::arch::x86_64::*;
-        // SAFETY: room for 8 elements; the table row is 8 u32.
-        unsafe {
-            let idx = _mm256_loadu_si256(COMPACT[m as usize].as_ptr() as *const __m256i);
-            let v = _mm256_add_epi32(idx, _mm256_set1_epi32(base as i32));
-            _mm256_storeu_si256(dst as *mut __m256i, v);
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-struct Avx512;
-
-#[cfg(target_arch = "x86_64")]
-impl Lanes for Avx512 {
-    #[inline(always)]
-    unsafe fn dist_mask(pos: &SoaPositions, s: usize, p: [f32; 3], h2: f32) -> u32 {
-        // SAFETY: forwarded (AVX-512 implies AVX2).
-        unsafe { Avx2::dist_mask(pos, s, p, h2) }
-    }
-
-    #[inline(always)]
-    unsafe fn box_word(
-        pos: &SoaPositions,
-        g: usize,
-        boxes: &[Aabb],
-        keys: &[u32],
-        h2: f32,
-    ) -> [u32; W] {
-        // SAFETY: forwarded.
-        unsafe { Avx2::box_word(pos, g, boxes, keys, h2) }
-    }
-
-    #[inline(always)]
-    unsafe fn compact(dst: *mut u32, base: u32, m: u32) {
-        // SAFETY: forwarded.
-        unsafe { Avx2::compact(dst, base, m) }
-    }
-
-    const STEP: usize = 16;
+    const STEP: usize = if AVX512 { 16 } else { W };
 
     #[inline(always)]
     unsafe fn step(
@@ -557,12 +486,33 @@ impl Lanes for Avx512 {
         valid: u32,
         dst: *mut u32,
     ) -> usize {
-        // SAFETY: forwarded; only reached from AVX-512 code after the CPU check.
-        unsafe { step_avx512(pos, s, p, h2, valid, dst) }
+        use std::arch::x86_64::*;
+        debug_assert!(s + Self::STEP <= pos.x.len());
+        if AVX512 {
+            // SAFETY: only reached from AVX-512 code after the CPU check; as this fn.
+            return unsafe { step_avx512(pos, s, p, h2, valid, dst) };
+        }
+        // SAFETY: called only from AVX2-enabled code after the CPU check; 8 loads in bounds;
+        // room for 8 in dst; the table row is 8 u32.
+        unsafe {
+            let dx = _mm256_sub_ps(_mm256_loadu_ps(pos.x.as_ptr().add(s)), _mm256_set1_ps(p[0]));
+            let dy = _mm256_sub_ps(_mm256_loadu_ps(pos.y.as_ptr().add(s)), _mm256_set1_ps(p[1]));
+            let dz = _mm256_sub_ps(_mm256_loadu_ps(pos.z.as_ptr().add(s)), _mm256_set1_ps(p[2]));
+            let d2 = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                _mm256_mul_ps(dz, dz),
+            );
+            let near = _mm256_cmp_ps::<_CMP_LE_OQ>(d2, _mm256_set1_ps(h2));
+            let m = _mm256_movemask_ps(near) as u32 & valid;
+            let idx = _mm256_loadu_si256(COMPACT[m as usize].as_ptr() as *const __m256i);
+            let v = _mm256_add_epi32(idx, _mm256_set1_epi32(s as i32));
+            _mm256_storeu_si256(dst as *mut __m256i, v);
+            m.count_ones() as usize
+        }
     }
 }
 
-/// [`Avx512`]'s distance step, a function of its own with the features enabled, so the mask
+/// The AVX-512 distance step of [`X86`], a function of its own with the features enabled, so the mask
 /// register code never lands in a function compiled without them. (With LTO, rustdoc's opt-level
 /// 0 codegen of this function's optimized bitcode fails in LLVM; see the release profile.)
 ///
@@ -740,7 +690,7 @@ fn grid_block_avx2<const PRUNE: bool>(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
-    grid_block::<PRUNE, Avx2>(args, out, counts)
+    grid_block::<PRUNE, X86<false>>(args, out, counts)
 }
 
 /// [`grid_block`] compiled for AVX-512 (chosen at run time): 16-slot distance steps, compaction
@@ -752,7 +702,7 @@ fn grid_block_avx512<const PRUNE: bool>(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
-    grid_block::<PRUNE, Avx512>(args, out, counts)
+    grid_block::<PRUNE, X86<true>>(args, out, counts)
 }
 
 /// Which implementation of the search kernel runs. All give identical lists and counters (the
