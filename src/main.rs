@@ -490,15 +490,19 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let steps = step_count(&scene, a.steps, a.until)?;
     let dir = output_dir(&a.output, &scene.name)?;
     if format != Format::None {
-        // Frames of an earlier run into this folder would sit beside ours (the .pvd would list
-        // only ours, but a user opening the files directly would mix runs): remove them.
+        // Frames of an earlier run into this folder would sit beside ours (our series file
+        // lists only ours, but a user opening the files directly would mix runs), and the series
+        // file of an earlier run in the other format would list frames no longer there: remove
+        // them.
+        let series = [Format::Vtu, Format::Vtk].map(|f| pbf::output::series_name(&scene.name, f));
         for e in std::fs::read_dir(&dir)?.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
-            let ours =
-                name.starts_with("frame_") && (name.ends_with(".vtu") || name.ends_with(".vtk"));
+            let ours = (name.starts_with("frame_")
+                && (name.ends_with(".vtu") || name.ends_with(".vtk")))
+                || series.contains(&name);
             if ours && e.file_type().is_ok_and(|t| t.is_file()) {
                 std::fs::remove_file(e.path()).with_context(|| {
-                    format!("cannot remove the old frame {}", e.path().display())
+                    format!("cannot remove the earlier run's {}", e.path().display())
                 })?;
             }
         }

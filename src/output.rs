@@ -1,11 +1,16 @@
 //! Output for ParaView and splashsurf: particle frames (`.vtu` XML UnstructuredGrid with inline
-//! base64 data, or legacy 4.2 big-endian binary `.vtk`), the `.pvd` time series, and the
-//! background writer that keeps the solver off the disk.
+//! base64 data, or legacy 4.2 big-endian binary `.vtk`), the time series that lets ParaView play
+//! them with their simulated times, and the background writer that keeps the solver off the disk.
+//!
+//! The series is `<name>.pvd` (an XML collection) for `.vtu` frames and `<name>.vtk.series` (ParaView's
+//! JSON file series, version 1.0) for legacy `.vtk` frames: ParaView's `.pvd` reader only reads
+//! XML datasets and fails on a collection of legacy files ("Could not determine the data type for
+//! the first dataset", ParaView 5.11), while its file-series reader opens any format it knows.
 //!
 //! Owns: file formats, the writer thread and its bounded queue. Does not touch: the solver.
 //!
 //! Every file is written under a temporary name in the same folder and renamed into place, so an
-//! interrupted run leaves only whole frames, and a `.pvd` that lists exactly the frames on disk.
+//! interrupted run leaves only whole frames, and a series file that lists exactly the frames on disk.
 
 use crate::scene::Format;
 use glam::Vec3A;
@@ -143,6 +148,35 @@ pub fn pvd_text(frames: &[(f64, String)]) -> String {
     s
 }
 
+/// ParaView's JSON file series (`.vtk.series`, version 1.0) listing `frames` (time, file name).
+pub fn file_series_text(frames: &[(f64, String)]) -> String {
+    let files: Vec<String> = frames
+        .iter()
+        .map(|(t, f)| format!("    {{ \"name\": \"{f}\", \"time\": {t:.6} }}"))
+        .collect();
+    format!(
+        "{{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n{}\n  ]\n}}\n",
+        files.join(",\n")
+    )
+}
+
+/// The name of the series file of a run named `name` whose frames are in `format`: `<name>.pvd`
+/// for `.vtu` frames, `<name>.vtk.series` for legacy `.vtk` ones (see the module docs).
+pub fn series_name(name: &str, format: Format) -> String {
+    match format {
+        Format::Vtk => format!("{name}.vtk.series"),
+        _ => format!("{name}.pvd"),
+    }
+}
+
+/// The series file's text for `frames` in `format`.
+pub fn series_text(format: Format, frames: &[(f64, String)]) -> String {
+    match format {
+        Format::Vtk => file_series_text(frames),
+        _ => pvd_text(frames),
+    }
+}
+
 /// A small bounded queue (parking_lot mutex + condvars).
 struct Queue<T> {
     items: Mutex<(VecDeque<T>, bool)>,
@@ -182,7 +216,7 @@ impl<T> Queue<T> {
     }
 }
 
-/// Writes frames and the `.pvd` on a background thread. The solver hands over a snapshot and
+/// Writes frames and the series file on a background thread. The solver hands over a snapshot and
 /// goes on; it waits only when two frames are already queued.
 pub struct FrameWriter {
     queue: Arc<Queue<Frame>>,
@@ -199,7 +233,7 @@ struct WriterState {
 }
 
 impl FrameWriter {
-    /// Start a writer into `dir` (which must exist); the series is `<name>.pvd`.
+    /// Start a writer into `dir` (which must exist); the series is [`series_name`].
     pub fn start(dir: PathBuf, name: String, format: Format) -> FrameWriter {
         let queue = Arc::new(Queue {
             items: Mutex::new((VecDeque::new(), false)),
@@ -212,7 +246,7 @@ impl FrameWriter {
         let thread = std::thread::Builder::new()
             .name("frame-writer".into())
             .spawn(move || {
-                let pvd = dir.join(format!("{name}.pvd"));
+                let series = dir.join(series_name(&name, format));
                 while let Some(frame) = q.pop() {
                     if st.lock().error.is_some() {
                         continue; // drain after a failure
@@ -223,9 +257,9 @@ impl FrameWriter {
                         let text = {
                             let mut g = st.lock();
                             g.written.push((frame.time, file));
-                            pvd_text(&g.written)
+                            series_text(format, &g.written)
                         };
-                        write_atomic(&pvd, |tmp| std::fs::write(tmp, text))
+                        write_atomic(&series, |tmp| std::fs::write(tmp, text))
                     });
                     let mut g = st.lock();
                     g.busy += t.elapsed().as_secs_f64();

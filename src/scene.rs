@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
-    /// Name, used for the output folder and the `.pvd` file (default: the file's stem).
+    /// Name, used for the output folder and the series file (`.pvd` or `.vtk.series`) (default: the file's stem).
     #[serde(default)]
     pub name: String,
     /// The box the fluid lives in.

@@ -212,6 +212,19 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     assert!(o.status.success());
     let pvd = std::fs::read_to_string(outs[0].join("dam_break_small.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5);
+    // Legacy frames are listed in ParaView's JSON file series (its .pvd reader cannot read them),
+    // with the same times as the .vtu run's .pvd.
+    let series = std::fs::read_to_string(outs[2].join("dam_break_small.vtk.series")).unwrap();
+    let series: serde_json::Value = serde_json::from_str(&series).unwrap();
+    assert_eq!(series["file-series-version"], "1.0");
+    let files = series["files"].as_array().unwrap();
+    assert_eq!(files.len(), 5);
+    for (k, f) in files.iter().enumerate() {
+        assert_eq!(f["name"], format!("frame_{k:05}.vtk"));
+        let t = format!("timestep=\"{:.6}\"", f["time"].as_f64().unwrap());
+        assert!(pvd.contains(&t), "{t} not in the .pvd");
+    }
+    assert!(!outs[2].join("dam_break_small.pvd").exists());
     // Read back with vtkio: count and arrays.
     for path in [
         outs[0].join("frame_00004.vtu"),

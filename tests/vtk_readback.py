@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Read every frame of one or more pbf runs with VTK's own readers, the ones ParaView uses.
 
-Usage: python3 tests/vtk_readback.py OUT_DIR/scene.pvd [...]
+Usage: python3 tests/vtk_readback.py OUT_DIR/scene.pvd|OUT_DIR/scene.vtk.series [...]
 
-For each .pvd: every listed frame (.vtu through vtkXMLUnstructuredGridReader, legacy .vtk through
+For each series (.pvd for .vtu frames, .vtk.series for legacy .vtk frames): every listed frame (.vtu through vtkXMLUnstructuredGridReader, legacy .vtk through
 vtkUnstructuredGridReader) must hold one VERTEX cell per point, the point arrays density, id,
 neighbors, velocity (3 components) and vorticity (3), ids 0..n-1 in order, finite values, and the
 frame times must increase. .ci/run installs VTK (pip install vtk) and runs this on a short dam break.
 Exits non-zero on the first failure.
 """
+import json
 import math
 import os
 import sys
@@ -31,13 +32,23 @@ def read(path):
     return r.GetOutput()
 
 
+def listed(series):
+    """(time, file) of every frame a .pvd or .vtk.series lists."""
+    if series.endswith(".series"):
+        with open(series) as f:
+            doc = json.load(f)
+        assert doc["file-series-version"] == "1.0", f"{series}: version {doc['file-series-version']}"
+        return [(float(e["time"]), e["name"]) for e in doc["files"]]
+    return [(float(d.get("timestep")), d.get("file")) for d in ET.parse(series).getroot().findall(".//DataSet")]
+
+
 def check(pvd):
-    frames = ET.parse(pvd).getroot().findall(".//DataSet")
+    frames = listed(pvd)
     assert frames, f"{pvd}: no frames listed"
-    times = [float(f.get("timestep")) for f in frames]
+    times = [t for t, _ in frames]
     assert all(a < b for a, b in zip(times, times[1:])), f"{pvd}: times do not increase"
-    for idx, f in enumerate(frames):
-        path = os.path.join(os.path.dirname(pvd), f.get("file"))
+    for idx, (_, file) in enumerate(frames):
+        path = os.path.join(os.path.dirname(pvd), file)
         g = read(path)
         n = g.GetNumberOfPoints()
         assert n > 0, f"{path}: no points"
