@@ -404,6 +404,7 @@ impl Solver {
             scorr_k: self.scorr_k,
             scorr_n: self.scorr_n,
             scorr_scale: c6 / self.w_dq,
+            scorr_floor: passes::Correction::floor(self.scorr_n),
             // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude.
             coincident: (1e-6 * k.h) * (1e-6 * k.h),
             g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,

@@ -224,11 +224,32 @@ pub struct Correction {
     pub scorr_n: u32,
     /// `c6 / W(Δq)`: turns `d³` into `W / W(Δq)`.
     pub scorr_scale: f32,
+    /// Below this `W / W(Δq)` a pair's `s_corr` is taken as 0: the smallest base whose `n`-th
+    /// power is a normal f32 ([`Correction::floor`]).
+    pub scorr_floor: f32,
     /// Below this squared distance a pair counts as coincident.
     pub coincident: f32,
     /// `|∇W|` in the limit r → 0 divided by the gradient constant (the `g · |r|` of a coincident
     /// pair), applied along [`separation`].
     pub g_at_zero: f32,
+}
+
+impl Correction {
+    /// The smallest `b` whose `n`-th power is a normal f32 (`b^n >= f32::MIN_POSITIVE`).
+    ///
+    /// Pairs near the kernel's edge have `W / W(Δq)` near 0, and its 4th power underflows into
+    /// subnormal numbers, which cost this CPU a microcode assist per vector instruction. On a
+    /// water body still close to its initial lattice, the six axis neighbors sit right at the
+    /// radius (spacing h / 2), so nearly every 8-lane chunk held a subnormal lane and the
+    /// correction pass ran 2x slower than on settled water. Their `s_corr` is below 1.2e-38
+    /// either way, so flushing those bases to 0 changes no result beyond that size.
+    pub fn floor(n: u32) -> f32 {
+        let mut b = f32::MIN_POSITIVE.powf(1.0 / n.max(1) as f32);
+        while b.powi(n as i32) < f32::MIN_POSITIVE {
+            b = b.next_up();
+        }
+        b
+    }
 }
 
 /// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the spiky gradient without its constant).
@@ -270,7 +291,8 @@ fn correction_n<const N: u32>(
         // Self and coincident pairs get g = 0 here.
         let g = ch.spiky(k.h, c.coincident);
         let lj = ch.gather(lambda);
-        let s = powi(ch.poly6(k.h2) * f32x8::splat(c.scorr_scale), n);
+        let b = ch.poly6(k.h2) * f32x8::splat(c.scorr_scale);
+        let s = powi(b.simd_ge(f32x8::splat(c.scorr_floor)).select(b, z0), n);
         let f = (li + lj - f32x8::splat(c.scorr_k) * s) * g;
         ax += f * ch.x;
         ay += f * ch.y;
@@ -288,7 +310,12 @@ fn correction_n<const N: u32>(
             let r2 = (pi - p[j]).length_squared();
             if j != i && r2 <= c.coincident {
                 let d = (k.h2 - r2).max(0.0);
-                let s = (d * d * d * c.scorr_scale).powi(c.scorr_n as i32);
+                let b = d * d * d * c.scorr_scale;
+                let s = if b >= c.scorr_floor {
+                    b.powi(c.scorr_n as i32)
+                } else {
+                    0.0
+                };
                 let a = lambda[i] + lambda[j] - c.scorr_k * s;
                 extra += (a * c.g_at_zero) * separation(i, j);
             }
@@ -376,4 +403,27 @@ pub fn confinement_and_xsph(
         az += w * dz;
     }
     (vec3(ex, ey, ez), vec3(ax, ay, az))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scorr_floor_is_the_smallest_base_with_a_normal_power() {
+        for n in 1..=16u32 {
+            let b = Correction::floor(n);
+            assert!(
+                b.powi(n as i32) >= f32::MIN_POSITIVE,
+                "n = {n}: {b}^n is subnormal"
+            );
+            let below = b.next_down();
+            assert!(
+                below.powi(n as i32) < f32::MIN_POSITIVE,
+                "n = {n}: {below} would do"
+            );
+            // The flushed s_corr terms are all below the smallest normal f32.
+            assert!(below.powi(n as i32) < 1.2e-38);
+        }
+    }
 }
