@@ -763,28 +763,61 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         sets.push(format!("particles.radius={r}"));
         sets.push(format!("particles.kernel_radius={}", ratio * r));
         let scene = Scene::load(&a.scene, &sets).map_err(input)?;
-        for &t in &a.threads {
-            let row = with_threads(Some(t), || -> Result<ScalingRow> {
-                let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
-                let n = solver.fluid.len();
-                solver.step();
-                let mut times = Vec::with_capacity(a.steps as usize);
-                let mut neighbors = 0u64;
-                for _ in 0..a.steps {
-                    let (st, stats) = solver.step();
-                    times.push(st.step);
-                    neighbors += stats.neighbors;
+        // One solver per thread count, each in its own pool, stepped in turn (the order rotating
+        // every step), so a busy spell of the shared machine hits every thread count alike. They
+        // simulate the same scene, and the results do not depend on the thread count, so they do
+        // the same work every step; their states must stay bit-identical.
+        let pools = a
+            .threads
+            .iter()
+            .map(|&t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .context("could not start the thread pool")
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut solvers = pools
+            .iter()
+            .map(|pool| pool.install(|| pbf::pbf::Solver::new(&scene)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(input)?;
+        let k = solvers.len();
+        let mut times = vec![Vec::with_capacity(a.steps as usize); k];
+        let mut neighbors = vec![0u64; k];
+        for step in 0..=a.steps as usize {
+            for o in 0..k {
+                let s = (step + o) % k;
+                let (st, stats) = pools[s].install(|| solvers[s].step());
+                // The first step is untimed (first touches of memory, pool start-up).
+                if step > 0 {
+                    times[s].push(st.step);
+                    neighbors[s] += stats.neighbors;
                 }
-                check_finite(&solver)?;
-                Ok(ScalingRow {
-                    particles: n,
-                    radius: r,
-                    threads: t,
-                    steps: a.steps,
-                    step_s: pbf::bench::median(&times),
-                    neighbors: neighbors as f64 / a.steps as f64 / n.max(1) as f64,
-                })
-            })??;
+            }
+        }
+        for (s, solver) in solvers.iter().enumerate() {
+            check_finite(solver)?;
+            if solver.fluid.x != solvers[0].fluid.x || solver.fluid.v != solvers[0].fluid.v {
+                bail!(
+                    "{} particles: the state after {} steps differs between {} and {} threads",
+                    solver.fluid.len(),
+                    a.steps + 1,
+                    a.threads[0],
+                    a.threads[s]
+                );
+            }
+        }
+        for (s, &t) in a.threads.iter().enumerate() {
+            let n = solvers[s].fluid.len();
+            let row = ScalingRow {
+                particles: n,
+                radius: r,
+                threads: t,
+                steps: a.steps,
+                step_s: pbf::bench::median(&times[s]),
+                neighbors: neighbors[s] as f64 / a.steps as f64 / n.max(1) as f64,
+            };
             if !a.quiet {
                 eprintln!(
                     "{} particles, {t} thread{}: {:.1} ms per step, {:.1} ns per particle-step",
