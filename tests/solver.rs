@@ -256,6 +256,15 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
         let pts = pbf::points::read_points(&path).unwrap();
         assert!(pts.iter().all(|q| q.is_finite()));
     }
+    // The .vtu (written by our XML writer) holds exactly what vtkio's own legacy writer put in
+    // the .vtk of the same frame (the 2-thread runs are the same simulation): points, every
+    // point array and the cells, value for value, read back by vtkio.
+    for k in 0..5 {
+        let a = grid_contents(&outs[1].join(format!("frame_{k:05}.vtu")));
+        let b = grid_contents(&outs[2].join(format!("frame_{k:05}.vtk")));
+        assert_eq!(a.0.len(), 3 * 6859);
+        assert_eq!(a, b, "frame {k}: .vtu and .vtk differ");
+    }
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(outs[1].join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["particles"], 6859);
@@ -494,4 +503,80 @@ fn scaling_reaches_each_size_with_each_thread_count() {
     let bad = run_cli(&["compare", "configs/no_such_scene.toml", "--steps", "1"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no_such_scene.toml"));
+}
+
+/// Points, point arrays (name, values as f64, components) and the cells (as per-cell vertex lists
+/// with their types) of a frame, read by vtkio.
+#[allow(clippy::type_complexity)]
+fn grid_contents(
+    path: &std::path::Path,
+) -> (
+    Vec<f64>,
+    Vec<(String, Vec<f64>, u32)>,
+    Vec<Vec<u64>>,
+    Vec<vtkio::model::CellType>,
+) {
+    use vtkio::model::{Attribute, DataSet, ElementType, Piece, VertexNumbers};
+    let vtk = vtkio::Vtk::import(path).unwrap();
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("{path:?}: not an unstructured grid")
+    };
+    let Piece::Inline(p) = &pieces[0] else {
+        panic!("{path:?}: not inline")
+    };
+    let mut arrays: Vec<(String, Vec<f64>, u32)> = p
+        .data
+        .point
+        .iter()
+        .map(|a| match a {
+            Attribute::DataArray(d) => {
+                let comps = match d.elem {
+                    ElementType::Vectors => 3,
+                    ElementType::Scalars { num_comp, .. } => num_comp,
+                    ElementType::Generic(c) => c,
+                    _ => 0,
+                };
+                (d.name.clone(), d.data.cast_into::<f64>().unwrap(), comps)
+            }
+            Attribute::Field { name, .. } => panic!("{path:?}: field {name}"),
+        })
+        .collect();
+    arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    let cells: Vec<Vec<u64>> = match p.cells.cell_verts.clone() {
+        VertexNumbers::XML {
+            connectivity,
+            offsets,
+        } => {
+            let mut start = 0;
+            offsets
+                .iter()
+                .map(|&o| {
+                    let c = connectivity[start as usize..o as usize].to_vec();
+                    start = o;
+                    c
+                })
+                .collect()
+        }
+        VertexNumbers::Legacy { vertices, .. } => {
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < vertices.len() {
+                let k = vertices[i] as usize;
+                out.push(
+                    vertices[i + 1..i + 1 + k]
+                        .iter()
+                        .map(|&v| v as u64)
+                        .collect(),
+                );
+                i += 1 + k;
+            }
+            out
+        }
+    };
+    (
+        p.points.cast_into::<f64>().unwrap(),
+        arrays,
+        cells,
+        p.cells.types.clone(),
+    )
 }
