@@ -137,13 +137,12 @@ impl Frame {
     /// Write the frame as a VTK XML UnstructuredGrid (`.vtu`): one VERTEX cell per particle, the
     /// point arrays of [`Frame::to_vtk`], binary data inline in base64, big-endian, UInt64
     /// headers: the layout vtkio writes, which ParaView, VTK and splashsurf read. Written here
-    /// rather than through vtkio's XML writer, which took 60-110 ms per 117k-particle frame
-    /// (its XML serializer escapes and copies every base64 string) against a few ms, and on
+    /// rather than through vtkio's XML writer, which took 55-75 ms per 117k-particle frame (its
+    /// XML serializer escapes and copies every base64 string) against about 15 ms here, and on
     /// two cores that time came out of the solver's.
     pub fn write_vtu(&self, w: &mut impl Write) -> std::io::Result<()> {
         let n = self.x.len();
         let mut a = ArrayWriter::new();
-        let xyz = |v: &[Vec3A]| -> Vec<f32> { Self::flat(v) };
         write!(
             w,
             "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" \
@@ -157,7 +156,7 @@ impl Frame {
             n,
             (0..n as u32).map(u32::to_be_bytes),
         )?;
-        let vel = xyz(&self.v);
+        let vel = Self::flat(&self.v);
         a.write(
             w,
             "type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"",
@@ -170,7 +169,7 @@ impl Frame {
             n,
             self.density.iter().map(|x| x.to_be_bytes()),
         )?;
-        let vort = xyz(&self.vorticity);
+        let vort = Self::flat(&self.vorticity);
         a.write(
             w,
             "type=\"Float32\" Name=\"vorticity\" NumberOfComponents=\"3\"",
@@ -184,7 +183,7 @@ impl Frame {
             self.neighbors.iter().map(|x| x.to_be_bytes()),
         )?;
         w.write_all(b"</PointData><Points>")?;
-        let pts = xyz(&self.x);
+        let pts = Self::flat(&self.x);
         a.write(
             w,
             "type=\"Float32\" Name=\"Points\" NumberOfComponents=\"3\"",
