@@ -115,21 +115,25 @@ impl ArrayWriter {
         &mut self,
         w: &mut impl Write,
         attrs: &str,
-        count: usize,
-        bytes_be: impl Iterator<Item = [u8; B]>,
+        bytes_be: impl ExactSizeIterator<Item = [u8; B]>,
     ) -> std::io::Result<()> {
         use base64::Engine as _;
+        let bytes = bytes_be.len() * B;
         self.raw.clear();
-        self.raw.reserve(8 + count * B);
-        self.raw
-            .extend_from_slice(&((count * B) as u64).to_be_bytes());
+        self.raw.reserve(8 + bytes);
+        self.raw.extend_from_slice(&(bytes as u64).to_be_bytes());
         self.raw.extend(bytes_be.flatten());
-        debug_assert_eq!(self.raw.len(), 8 + count * B);
+        debug_assert_eq!(self.raw.len(), 8 + bytes);
         self.text.clear();
         base64::engine::general_purpose::STANDARD.encode_string(&self.raw, &mut self.text);
         write!(w, "<DataArray {attrs} format=\"binary\">")?;
         w.write_all(self.text.as_bytes())?;
         w.write_all(b"</DataArray>")
+    }
+
+    /// [`ArrayWriter::write`] for f32 values.
+    fn f32s(&mut self, w: &mut impl Write, attrs: &str, v: &[f32]) -> std::io::Result<()> {
+        self.write(w, attrs, v.iter().map(|x| x.to_be_bytes()))
     }
 }
 
@@ -150,61 +154,34 @@ impl Frame {
              <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\
              <PointData Scalars=\"id\" Vectors=\"velocity\">"
         )?;
+        let vec3 = r#"type="Float32" NumberOfComponents="3""#;
         a.write(
             w,
-            "type=\"UInt32\" Name=\"id\"",
-            n,
+            r#"type="UInt32" Name="id""#,
             (0..n as u32).map(u32::to_be_bytes),
         )?;
-        let vel = Self::flat(&self.v);
-        a.write(
+        a.f32s(
             w,
-            "type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"",
-            3 * n,
-            vel.iter().map(|x| x.to_be_bytes()),
+            &format!(r#"{vec3} Name="velocity""#),
+            &Self::flat(&self.v),
         )?;
-        a.write(
+        a.f32s(w, r#"type="Float32" Name="density""#, &self.density)?;
+        a.f32s(
             w,
-            "type=\"Float32\" Name=\"density\"",
-            n,
-            self.density.iter().map(|x| x.to_be_bytes()),
+            &format!(r#"{vec3} Name="vorticity""#),
+            &Self::flat(&self.vorticity),
         )?;
-        let vort = Self::flat(&self.vorticity);
-        a.write(
-            w,
-            "type=\"Float32\" Name=\"vorticity\" NumberOfComponents=\"3\"",
-            3 * n,
-            vort.iter().map(|x| x.to_be_bytes()),
-        )?;
-        a.write(
-            w,
-            "type=\"UInt32\" Name=\"neighbors\"",
-            n,
-            self.neighbors.iter().map(|x| x.to_be_bytes()),
-        )?;
+        let nb = self.neighbors.iter().map(|x| x.to_be_bytes());
+        a.write(w, r#"type="UInt32" Name="neighbors""#, nb)?;
         w.write_all(b"</PointData><Points>")?;
-        let pts = Self::flat(&self.x);
-        a.write(
-            w,
-            "type=\"Float32\" Name=\"Points\" NumberOfComponents=\"3\"",
-            3 * n,
-            pts.iter().map(|x| x.to_be_bytes()),
-        )?;
+        a.f32s(w, &format!(r#"{vec3} Name="Points""#), &Self::flat(&self.x))?;
         w.write_all(b"</Points><Cells>")?;
-        a.write(
-            w,
-            "type=\"UInt64\" Name=\"connectivity\"",
-            n,
-            (0..n as u64).map(u64::to_be_bytes),
-        )?;
-        a.write(
-            w,
-            "type=\"UInt64\" Name=\"offsets\"",
-            n,
-            (1..=n as u64).map(u64::to_be_bytes),
-        )?;
+        let conn = (0..n).map(|i| (i as u64).to_be_bytes());
+        let offsets = (0..n).map(|i| (i as u64 + 1).to_be_bytes());
+        a.write(w, r#"type="UInt64" Name="connectivity""#, conn)?;
+        a.write(w, r#"type="UInt64" Name="offsets""#, offsets)?;
         // VTK_VERTEX = 1.
-        a.write(w, "type=\"UInt8\" Name=\"types\"", n, (0..n).map(|_| [1u8]))?;
+        a.write(w, r#"type="UInt8" Name="types""#, (0..n).map(|_| [1u8]))?;
         w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>\n")
     }
 }
