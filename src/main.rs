@@ -221,7 +221,13 @@ fn main() -> ExitCode {
 }
 
 /// Run `f` in a rayon pool of `threads` threads (all cores when `None`).
-fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
+/// Make `--kernel` the search kernel of this process (bad input if the CPU cannot run it).
+fn choose_kernel(kernel: Kernel) -> Result<()> {
+    pbf::neighbors::set_kernel(kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))
+}
+
+/// A rayon pool of `threads` workers (default: all cores).
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
         if t == 0 {
@@ -229,8 +235,11 @@ fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -
         }
         b = b.num_threads(t);
     }
-    let pool = b.build().context("could not start the thread pool")?;
-    Ok(pool.install(f))
+    b.build().context("could not start the thread pool")
+}
+
+fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
+    Ok(thread_pool(threads)?.install(f))
 }
 
 fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
@@ -283,7 +292,7 @@ fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
             "--radius must be positive, got {radius}"
         )));
     }
-    pbf::neighbors::set_kernel(a.kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))?;
+    choose_kernel(a.kernel)?;
     let report = with_threads(a.threads, || {
         bench_search(&pts, radius, a.cell_size, a.reps)
     })?
@@ -640,7 +649,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     sets.push("search.mode=\"pruned\"".into());
     let scene = Scene::load(&a.scene, &sets).map_err(input)?;
     let steps = step_count(&scene, a.steps, a.until)?;
-    pbf::neighbors::set_kernel(a.kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))?;
+    choose_kernel(a.kernel)?;
     let dir = output_dir(&a.output, &scene.name)?;
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
@@ -770,12 +779,7 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         let pools = a
             .threads
             .iter()
-            .map(|&t| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .context("could not start the thread pool")
-            })
+            .map(|&t| thread_pool(Some(t)))
             .collect::<Result<Vec<_>>>()?;
         let mut solvers = pools
             .iter()
