@@ -16,7 +16,9 @@
 //! - [`bench`](mod@bench): the timing harness behind `pbf bench-search`;
 //! - [`scaling`]: time per particle-step against particle and thread count (`pbf scaling`);
 //! - [`compare`]: pruned against unpruned on one simulation (`pbf compare`): the paper's
-//!   Tables 1 and 2, its Figure 5 as SVG, a CSV of every step.
+//!   Tables 1 and 2, its Figure 5 as SVG, a CSV of every step;
+//! - [`validation`]: the surge front of a collapsing column against Martin & Moyce's
+//!   experiment (`pbf validate`).
 //!
 //! ## Example: one neighbor search
 //! ```
@@ -48,3 +50,4 @@ pub mod points;
 pub mod scaling;
 pub mod scene;
 pub mod sph;
+pub mod validation;

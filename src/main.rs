@@ -46,6 +46,35 @@ enum Command {
     /// then the median of the timed steps. Prints a table and writes scaling.csv and
     /// scaling.svg (time per particle-step against particles) into the output folder.
     Scaling(ScalingArgs),
+    /// Compare a collapsing water column with experiment: run the scene, track its surge front
+    /// and print it against Martin & Moyce (1952) at their measured times (Z = front / a against
+    /// T = t sqrt(2 g / a), their column of height 2a). Writes validation.csv (the front after
+    /// every step), validation.json (the compared points, mean and largest difference) and
+    /// validation.svg (the chart) into the output folder. With --tolerance P,
+    /// exits with 1 if any covered point differs by more than P %; 2 for bad input.
+    Validate(ValidateArgs),
+}
+
+#[derive(Args)]
+struct ValidateArgs {
+    /// Scene file (TOML): a column standing against the tank's low-x wall, gravity along -y.
+    #[arg(default_value = "configs/martin_moyce.toml")]
+    scene: PathBuf,
+    /// Output folder (default: out/<scene name>/).
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Override a scene key by its dotted path, e.g. --set particles.radius=0.0025 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Exit with 1 if any experimental point differs from the simulation by more than P %.
+    #[arg(long, value_name = "P")]
+    tolerance: Option<f64>,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -206,6 +235,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd_run(a),
         Command::Compare(a) => cmd_compare(a),
         Command::Scaling(a) => cmd_scaling(a),
+        Command::Validate(a) => cmd_validate(a),
     };
     match result {
         Ok(code) => code,
@@ -220,7 +250,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Run `f` in a rayon pool of `threads` threads (all cores when `None`).
 /// Make `--kernel` the search kernel of this process (bad input if the CPU cannot run it).
 fn choose_kernel(kernel: Kernel) -> Result<()> {
     pbf::neighbors::set_kernel(kernel).map_err(|e| input(anyhow::anyhow!("--kernel: {e}")))
@@ -238,6 +267,7 @@ fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     b.build().context("could not start the thread pool")
 }
 
+/// Run `f` in a rayon pool of `threads` threads (all cores when `None`).
 fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
     Ok(thread_pool(threads)?.install(f))
 }
@@ -847,6 +877,99 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         dir.join("scaling.svg").display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
+    use pbf::validation::{FrontTrack, MARTIN_MOYCE, csv, json, svg, table};
+
+    if let Some(p) = a.tolerance
+        && !(p.is_finite() && p >= 0.0)
+    {
+        return Err(input(anyhow::anyhow!("--tolerance must be >= 0, got {p}")));
+    }
+    let scene = Scene::load(&a.scene, &a.set).map_err(input)?;
+    let show = !a.quiet;
+    with_threads(a.threads, || -> Result<ExitCode> {
+        let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
+        let mut track = FrontTrack::new(&scene, &solver.fluid.x)
+            .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
+        let dir = output_dir(&a.output, &scene.name)?;
+        // Run past the last measured time (or to the scene's end, or until the front reaches
+        // the far wall).
+        let t_last = MARTIN_MOYCE[MARTIN_MOYCE.len() - 1].0;
+        let until = track.seconds(t_last * 1.02).min(scene.time.end as f64);
+        let steps = step_count(&scene, None, Some(until))?;
+        if show {
+            eprintln!(
+                "{}: {} particles, column a = {:.4} m, n² = {:.3} (the experiment: 2), {steps} steps of {} s to T = {:.2}",
+                scene.name,
+                solver.fluid.len(),
+                track.a,
+                track.n2,
+                scene.time.dt,
+                until * track.time_scale
+            );
+        }
+        let mut progress = Progress::new(show, steps);
+        for s in 0..steps {
+            solver.step();
+            if let Err(e) = check_finite(&solver) {
+                progress.abandon();
+                return Err(e);
+            }
+            progress.tick(s + 1, solver.time);
+            if !track.record(solver.time, &solver.fluid.x) {
+                break;
+            }
+        }
+        progress.finish();
+        let rows = track.compare();
+        write_text(&dir, "validation.csv", &csv(&track))?;
+        write_text(
+            &dir,
+            "validation.json",
+            &json(&scene.name, solver.fluid.len(), &track, &rows),
+        )?;
+        write_text(
+            &dir,
+            "validation.svg",
+            &svg(&scene.name, &track).map_err(|e| anyhow::anyhow!(e))?,
+        )?;
+        println!(
+            "surge front against Martin & Moyce (1952), n² = 2: column a = {:.4} m, n² = {:.3}",
+            track.a, track.n2
+        );
+        print!("{}", table(&rows));
+        if track.blocked {
+            println!(
+                "the front reached the far wall at T = {:.2}; later points are not compared",
+                track.samples.last().map_or(0.0, |s| s.0)
+            );
+        }
+        println!(
+            "wrote {}, {} and {}",
+            dir.join("validation.csv").display(),
+            dir.join("validation.json").display(),
+            dir.join("validation.svg").display()
+        );
+        if rows.is_empty() {
+            bail!("the run covered none of the experiment's times (is time.end too short?)");
+        }
+        if let Some(p) = a.tolerance {
+            let worst = rows
+                .iter()
+                .max_by(|x, y| x.error_pct().abs().total_cmp(&y.error_pct().abs()))
+                .expect("rows is not empty");
+            if worst.error_pct().abs() > p {
+                bail!(
+                    "at T = {:.2} the front is {:.1}% from the experiment, more than --tolerance {p}%",
+                    worst.t,
+                    worst.error_pct()
+                );
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })?
 }
 
 fn print_report(r: &BenchReport) {
