@@ -176,26 +176,53 @@ pub fn summary(rows: &[Comparison]) -> (f64, f64) {
     (mean, abs.fold(0.0, f64::max))
 }
 
-/// The comparison as JSON: the column, every covered point and the summary.
-pub fn json(scene: &str, particles: usize, track: &FrontTrack, rows: &[Comparison]) -> String {
-    let (mean, largest) = summary(rows);
-    let v = serde_json::json!({
-        "scene": scene,
-        "particles": particles,
-        "a_m": track.a,
-        "n2": track.n2,
-        "points": rows.iter().map(|c| serde_json::json!({
-            "T": c.t,
-            "Z_experiment": c.experiment,
-            "Z_simulation": c.simulation,
-            "difference_pct": c.error_pct(),
-        })).collect::<Vec<_>>(),
-        "points_covered": rows.len(),
-        "points_measured": MARTIN_MOYCE.len(),
-        "mean_abs_difference_pct": mean,
-        "max_abs_difference_pct": largest,
-        "front_blocked_by_far_wall": track.blocked,
-    });
+/// One resolution's run: what `pbf validate` reports for each particle radius.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Particle radius r (m).
+    pub radius: f32,
+    /// Time step (s).
+    pub dt: f32,
+    pub particles: usize,
+    pub track: FrontTrack,
+}
+
+impl Run {
+    /// The run's label in tables and charts.
+    pub fn label(&self) -> String {
+        format!("r = {} m, {} particles", self.radius, self.particles)
+    }
+}
+
+/// The runs as JSON: per run the column, every covered point and the summary.
+pub fn json(scene: &str, runs: &[Run]) -> String {
+    let runs: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|run| {
+            let rows = run.track.compare();
+            let (mean, largest) = summary(&rows);
+            serde_json::json!({
+                // Through their shortest decimal form, so 0.005 reads 0.005 and not its f64 widening.
+                "radius": run.radius.to_string().parse::<f64>().unwrap_or(f64::NAN),
+                "dt": run.dt.to_string().parse::<f64>().unwrap_or(f64::NAN),
+                "particles": run.particles,
+                "a_m": run.track.a,
+                "n2": run.track.n2,
+                "points": rows.iter().map(|c| serde_json::json!({
+                    "T": c.t,
+                    "Z_experiment": c.experiment,
+                    "Z_simulation": c.simulation,
+                    "difference_pct": c.error_pct(),
+                })).collect::<Vec<_>>(),
+                "points_covered": rows.len(),
+                "points_measured": MARTIN_MOYCE.len(),
+                "mean_abs_difference_pct": mean,
+                "max_abs_difference_pct": largest,
+                "front_blocked_by_far_wall": run.track.blocked,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({ "scene": scene, "experiment": "Martin & Moyce (1952), n2 = 2, a = 2.25 in", "runs": runs });
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
 }
 
@@ -227,35 +254,37 @@ pub fn table(rows: &[Comparison]) -> String {
     s
 }
 
-/// Every sample of the track: `T,Z,t_s`.
-pub fn csv(track: &FrontTrack) -> String {
-    let mut s = String::from("T,Z,t_s\n");
-    for &(t, z) in &track.samples {
-        let _ = writeln!(s, "{t:.5},{z:.5},{:.6}", track.seconds(t));
+/// Every sample of every run: `radius,T,Z,t_s`.
+pub fn csv(runs: &[Run]) -> String {
+    let mut s = String::from("radius,T,Z,t_s\n");
+    for run in runs {
+        for &(t, z) in &run.track.samples {
+            let _ = writeln!(
+                s,
+                "{},{t:.5},{z:.5},{:.6}",
+                run.radius,
+                run.track.seconds(t)
+            );
+        }
     }
     s
 }
 
-/// `Z` against `T`: the simulation as a line, the experiment as points.
-pub fn svg(title: &str, track: &FrontTrack) -> Result<String, String> {
+/// `Z` against `T`: each run as a line, the experiment as points.
+pub fn svg(title: &str, runs: &[Run]) -> Result<String, String> {
     use plotters::prelude::*;
     let mut buf = String::new();
     {
         let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
         let root = SVGBackend::with_string(&mut buf, (900, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let tmax = track
-            .samples
-            .iter()
-            .map(|s| s.0)
-            .chain(MARTIN_MOYCE.iter().map(|p| p.0))
-            .fold(0.0, f64::max);
-        let zmax = track
-            .samples
-            .iter()
-            .map(|s| s.1)
-            .chain(MARTIN_MOYCE.iter().map(|p| p.1))
-            .fold(0.0, f64::max);
+        let samples = || runs.iter().flat_map(|r| r.track.samples.iter().copied());
+        let tmax = samples()
+            .chain(MARTIN_MOYCE.iter().copied())
+            .fold(0.0, |m, p| p.0.max(m));
+        let zmax = samples()
+            .chain(MARTIN_MOYCE.iter().copied())
+            .fold(0.0, |m, p| p.1.max(m));
         let mut c = ChartBuilder::on(&root)
             .caption(
                 format!("{title}: surge front against Martin & Moyce (1952), n² = 2"),
@@ -271,26 +300,42 @@ pub fn svg(title: &str, track: &FrontTrack) -> Result<String, String> {
             .y_desc("Z = front / a")
             .draw()
             .map_err(|e| err(&e))?;
-        let blue = RGBColor(31, 119, 180);
-        let orange = RGBColor(230, 120, 20);
-        c.draw_series(LineSeries::new(
-            track.samples.iter().copied(),
-            blue.stroke_width(2),
-        ))
-        .map_err(|e| err(&e))?
-        .label(format!(
-            "this solver (a = {:.3} m, n² = {:.2})",
-            track.a, track.n2
-        ))
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue.stroke_width(2)));
+        // Colors that stay apart on white (then the palette).
+        let fixed = [
+            RGBColor(214, 39, 40),
+            RGBColor(31, 119, 180),
+            RGBColor(44, 160, 44),
+            RGBColor(148, 103, 189),
+            RGBColor(255, 127, 14),
+        ];
+        for (k, run) in runs.iter().enumerate() {
+            let color = fixed
+                .get(k)
+                .map_or_else(|| Palette99::pick(k).to_rgba(), |c| c.to_rgba());
+            c.draw_series(LineSeries::new(
+                run.track.samples.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(format!(
+                "{} (a = {:.4} m, n² = {:.2})",
+                run.label(),
+                run.track.a,
+                run.track.n2
+            ))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        }
+        let black = RGBColor(0, 0, 0);
         c.draw_series(
             MARTIN_MOYCE
                 .iter()
-                .map(|&p| Circle::new(p, 5, orange.filled())),
+                .map(|&p| Circle::new(p, 5, black.filled())),
         )
         .map_err(|e| err(&e))?
         .label("Martin & Moyce (1952), a = 2.25 in")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 5, orange.filled()));
+        .legend(move |(x, y)| Circle::new((x + 10, y), 5, black.filled()));
         c.configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.8))

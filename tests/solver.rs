@@ -530,10 +530,12 @@ fn column_collapse_front_matches_martin_and_moyce() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("validation.json")).unwrap())
             .unwrap();
-    assert_eq!(v["points_covered"], 15, "{stdout}");
-    let mean = v["mean_abs_difference_pct"].as_f64().unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["points_covered"], 15, "{stdout}");
+    let mean = run["mean_abs_difference_pct"].as_f64().unwrap();
     assert!(mean <= 5.0, "mean |difference| {mean}%\n{stdout}");
     let rows = csv_rows(&dir.path().join("validation.csv"));
+    assert!(rows.iter().all(|r| r["radius"] == 0.005));
     // The front after every step to T = 3.4 (t = 0.34 s at dt = 1 ms), moving only forward
     // from the column's width.
     assert!(rows.len() > 300, "{} rows", rows.len());
@@ -561,6 +563,16 @@ fn column_collapse_front_matches_martin_and_moyce() {
         err.contains("martin_moyce.toml") && err.contains("gravity"),
         "{err}"
     );
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+    let bad = run_cli(&[
+        "validate",
+        "--radii",
+        "0.005,0",
+        "-o",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--radii"));
     assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
 }
 
