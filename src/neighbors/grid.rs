@@ -143,6 +143,9 @@ pub struct GridSpec {
     pub cell: f32,
     /// Cells along x, y, z (each at least 1).
     pub dims: [usize; 3],
+    /// Where this grid's first cell sits among the cells of the domain grid it was cut from
+    /// ([`GridSpec::window`]); 0 for a grid over a whole domain.
+    pub offset: [usize; 3],
 }
 
 /// Error for a grid that cannot be built.
@@ -196,6 +199,7 @@ impl GridSpec {
                 origin: min,
                 cell,
                 dims,
+                offset: [0; 3],
             }),
             _ => Err(GridError::TooManyCells {
                 cells: cells.unwrap_or(usize::MAX),
@@ -234,9 +238,38 @@ impl GridSpec {
             let t = (p[a] as f64 - self.origin[a] as f64) * inv;
             // `as usize` truncates toward zero and saturates: for t >= 0 that is floor(t);
             // negatives and NaN go to 0 (the clamp we want anyway), +inf to usize::MAX.
-            c[a] = (t as usize).min(self.dims[a] - 1);
+            c[a] = (t as usize)
+                .saturating_sub(self.offset[a])
+                .min(self.dims[a] - 1);
         }
         c
+    }
+
+    /// The smallest grid of this grid's own cells (same origin, cell width, cell boundaries)
+    /// that holds every point of `points`: a window, so a scene's grid spans the fluid, not the
+    /// whole tank. Cells keep their order (z, then y, then x), so a sort into the window's cells
+    /// puts particles in the same order as a sort into this grid's, and a search over the window
+    /// gives the same lists, slot for slot: every cell left out is empty. (A point outside this
+    /// grid is clamped into its border cells by both alike.) For no points, this grid.
+    pub fn window(&self, points: &[Vec3A]) -> GridSpec {
+        if points.is_empty() {
+            return *self;
+        }
+        let b = points.par_chunks(1 << 14).map(Aabb::of_points).reduce(
+            || Aabb::EMPTY,
+            |a, b| Aabb {
+                min: a.min.min(b.min),
+                max: a.max.max(b.max),
+            },
+        );
+        // Cell coordinates are monotone in each coordinate, so every point's cell lies between
+        // those of the box's corners.
+        let (lo, hi) = (self.cell_coords(b.min), self.cell_coords(b.max));
+        GridSpec {
+            dims: std::array::from_fn(|a| hi[a] - lo[a] + 1),
+            offset: std::array::from_fn(|a| self.offset[a] + lo[a]),
+            ..*self
+        }
     }
 
     /// Linear cell key of integer cell coordinates: x fastest.
@@ -328,7 +361,9 @@ impl Grid {
         &self.cell_start
     }
 
-    /// Per-cell boxes; `None` unless built since the last sort.
+    /// Per-cell boxes; `None` unless built since the last sort. Only the boxes of non-empty
+    /// cells are valid (those of empty cells are not written, so hold whatever an earlier build
+    /// left).
     pub fn aabbs(&self) -> Option<&[Aabb]> {
         self.aabbs_valid.then_some(&self.aabbs[..])
     }
@@ -434,7 +469,7 @@ impl Grid {
     }
 
     /// Gather `positions` (input order) into cell order in `sorted`, and with `aabbs` also build
-    /// every cell's box in the same pass: one parallel sweep over cells, each writing its own slot
+    /// every non-empty cell's box in the same pass: one parallel sweep over cells, each writing its own slot
     /// range and its own box, while the coordinates are in registers.
     pub fn gather_sorted(&mut self, positions: &[Vec3A], sorted: &mut SoaPositions, aabbs: bool) {
         let n = self.perm.len();
@@ -467,7 +502,10 @@ impl Grid {
                 min = min.min(p);
                 max = max.max(p);
             }
-            if aabbs {
+            // Empty cells keep a stale box: the search never reads one (its stencil units are
+            // the non-empty cells), and a scene's tank is mostly empty cells, whose boxes would
+            // be 32 bytes of memory traffic each, every step.
+            if aabbs && e > s {
                 // SAFETY: one box per cell, written by this cell's task only; c < cells.
                 unsafe { *boxes.get().add(c) = Aabb { min, max } };
             }
