@@ -211,13 +211,7 @@ impl GridSpec {
 
     /// A grid around the bounding box of `points` (a unit box at the origin for none).
     pub fn around(points: &[Vec3A], radius: f32, cell_size: CellSize) -> Result<Self, GridError> {
-        let b = points.par_chunks(1 << 16).map(Aabb::of_points).reduce(
-            || Aabb::EMPTY,
-            |a, b| Aabb {
-                min: a.min.min(b.min),
-                max: a.max.max(b.max),
-            },
-        );
+        let b = bounds(points);
         if points.is_empty() {
             return GridSpec::new(Vec3A::ZERO, Vec3A::ONE, radius, cell_size);
         }
@@ -255,13 +249,7 @@ impl GridSpec {
         if points.is_empty() {
             return *self;
         }
-        let b = points.par_chunks(1 << 14).map(Aabb::of_points).reduce(
-            || Aabb::EMPTY,
-            |a, b| Aabb {
-                min: a.min.min(b.min),
-                max: a.max.max(b.max),
-            },
-        );
+        let b = bounds(points);
         // Cell coordinates are monotone in each coordinate, so every point's cell lies between
         // those of the box's corners.
         let (lo, hi) = (self.cell_coords(b.min), self.cell_coords(b.max));
@@ -285,6 +273,17 @@ impl GridSpec {
         let yz = key / self.dims[0];
         [x, yz % self.dims[1], yz / self.dims[1]]
     }
+}
+
+/// The bounding box of `points`, in parallel ([`Aabb::EMPTY`] for none).
+fn bounds(points: &[Vec3A]) -> Aabb {
+    points.par_chunks(1 << 14).map(Aabb::of_points).reduce(
+        || Aabb::EMPTY,
+        |a, b| Aabb {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+        },
+    )
 }
 
 /// Raw pointer that may be shared across rayon tasks that write disjoint slots.
@@ -469,8 +468,8 @@ impl Grid {
     }
 
     /// Gather `positions` (input order) into cell order in `sorted`, and with `aabbs` also build
-    /// every non-empty cell's box in the same pass: one parallel sweep over cells, each writing its own slot
-    /// range and its own box, while the coordinates are in registers.
+    /// every non-empty cell's box in the same pass: one parallel sweep over cells, each writing
+    /// its own slot range and its own box, while the coordinates are in registers.
     pub fn gather_sorted(&mut self, positions: &[Vec3A], sorted: &mut SoaPositions, aabbs: bool) {
         let n = self.perm.len();
         assert_eq!(positions.len(), n, "positions not from the last sort");
