@@ -936,6 +936,14 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
             solvers.push(solver);
         }
         let dir = output_dir(&a.output, &base.name)?;
+        if let Some(run) = runs.iter().find(|r| (r.track.n2 - 2.0).abs() > 0.1) {
+            eprintln!(
+                "warning: {}: the column's height is {:.2} times its width, the experiment's 2: \
+                 the comparison is only indicative",
+                a.scene.display(),
+                run.track.n2
+            );
+        }
         for ((scene, solver), run) in scenes.iter().zip(&mut solvers).zip(&mut runs) {
             // Run past the last measured time (or to the scene's end, or until the front
             // reaches the far wall).
