@@ -155,7 +155,7 @@ pub fn front(x: &[Vec3A]) -> f32 {
 }
 
 /// One experimental point against the simulation.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct Comparison {
     pub t: f64,
     pub experiment: f64,
