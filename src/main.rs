@@ -515,6 +515,28 @@ impl Progress {
     }
 }
 
+/// Set by the first interrupt (Ctrl-C, SIGTERM, SIGHUP): the run stops after the step under
+/// way, writes the frames it has queued and its summary, and exits with 130. A second interrupt
+/// exits at once (frames already on disk stay whole: each is written to a temporary file and
+/// renamed, and the series file lists only those).
+fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STOP: AtomicBool = AtomicBool::new(false);
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let installed = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupt: finishing the step and the queued frames (again to quit now)");
+        });
+        if let Err(e) = installed {
+            eprintln!("warning: cannot catch interrupts ({e}); Ctrl-C will stop the run at once");
+        }
+    });
+    &STOP
+}
+
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     use pbf::output::{Frame, FrameWriter};
     use pbf::scene::Format;
@@ -591,8 +613,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             next_frame = 1;
         }
         let mut progress = Progress::new(show, steps);
+        let stop = interrupt_flag();
+        let mut done = 0;
         for s in 0..steps {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
             let (t, st) = solver.step();
+            done = s + 1;
             ph.construction += t.construction;
             ph.search += t.search;
             ph.behavior += t.behavior;
@@ -612,7 +640,12 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             }
             progress.tick(s + 1, solver.time);
         }
-        progress.finish();
+        let interrupted = done < steps;
+        if interrupted {
+            progress.abandon();
+        } else {
+            progress.finish();
+        }
         let frames = match writer {
             Some(w) => {
                 let t = Instant::now();
@@ -623,12 +656,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             None => 0,
         };
 
-        let k = steps.max(1) as f64;
+        let k = done.max(1) as f64;
         let ms = |total: f64| serde_json::json!({ "mean": total * 1e3 / k, "total": total * 1e3 });
         let summary = serde_json::json!({
             "scene": scene.name,
             "particles": n,
-            "steps": steps,
+            "steps": done,
+            "steps_planned": steps,
+            "interrupted": interrupted,
             "sim_time_s": solver.time,
             "threads": threads,
             "search": scene.search.mode,
@@ -671,6 +706,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 counters.cells_pruned as f64 / k
             );
             println!("{frames} frames, summary in {}", path.display());
+        }
+        if interrupted {
+            eprintln!(
+                "interrupted after step {done} of {steps} (t = {:.3} s): {frames} whole frames and the summary written",
+                solver.time
+            );
+            return Ok(ExitCode::from(130));
         }
         Ok(ExitCode::SUCCESS)
     })?
