@@ -528,7 +528,7 @@ fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
             if STOP.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            eprintln!("\ninterrupt: finishing the step and the queued frames (again to quit now)");
+            eprintln!("\ninterrupt: finishing the step under way (interrupt again to quit now)");
         });
         if let Err(e) = installed {
             eprintln!("warning: cannot catch interrupts ({e}); Ctrl-C will stop the run at once");
@@ -579,6 +579,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         let mut solver = pbf::pbf::Solver::new(&scene).map_err(input)?;
         let n = solver.fluid.len();
         let threads = rayon::current_num_threads();
+        // Caught from here on: before the header, so whoever waits for it can interrupt.
+        let stop = interrupt_flag();
         if show {
             eprintln!(
                 "{}: {n} particles, {steps} steps of {} s, {threads} threads, {} search, frames: {}",
@@ -613,7 +615,6 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             next_frame = 1;
         }
         let mut progress = Progress::new(show, steps);
-        let stop = interrupt_flag();
         let mut done = 0;
         for s in 0..steps {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -743,6 +744,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             scene.time.dt,
             pbf::neighbors::kernel_in_use()
         );
+        let stop = interrupt_flag();
         if !a.quiet {
             eprintln!("{header}");
         }
@@ -751,6 +753,9 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         let mut progress = Progress::new(!a.quiet, steps);
         let mut failure = None;
         for s in 0..steps {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
             let c = solver.step_compare(&mut other, s % 2 == 1);
             step_total += c.step;
             records.push(StepRecord::new(s + 1, solver.time, &c));
@@ -770,7 +775,16 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             }
             progress.tick(s + 1, solver.time);
         }
-        progress.finish();
+        let interrupted = failure.is_none() && (records.len() as u64) < steps;
+        if interrupted {
+            progress.abandon();
+        } else {
+            progress.finish();
+        }
+        if interrupted && records.is_empty() {
+            eprintln!("interrupted before the first step: nothing written");
+            return Ok(ExitCode::from(130));
+        }
         write_text(&dir, "compare.csv", &csv(&records))?;
         if let Some(e) = failure {
             return Err(e);
@@ -786,6 +800,8 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             "scene": scene.name,
             "particles": n,
             "steps": records.len(),
+            "steps_planned": steps,
+            "interrupted": interrupted,
             "threads": threads,
             "search_kernel": pbf::neighbors::kernel_in_use(),
             "kernel_radius": scene.kernel_radius(),
@@ -815,6 +831,13 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             dir.join("compare.svg").display(),
             dir.join("compare.json").display()
         );
+        if interrupted {
+            eprintln!(
+                "interrupted after step {} of {steps}: the tables and files cover the steps done",
+                records.len()
+            );
+            return Ok(ExitCode::from(130));
+        }
         Ok(ExitCode::SUCCESS)
     })?
 }

@@ -344,6 +344,51 @@ fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
 }
 
 #[test]
+fn an_interrupted_compare_reports_the_steps_done_and_exits_130() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args([
+            "compare",
+            "configs/dam_break_small.toml",
+            "--steps",
+            "20000",
+            "-o",
+        ])
+        .arg(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The header comes once interrupts are caught; then let it run a few dozen steps.
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut header = String::new();
+    err.read_line(&mut header).unwrap();
+    assert!(header.contains("particles"), "{header}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("interrupted after step"), "{rest}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    assert_eq!(j["interrupted"], true);
+    let steps = j["steps"].as_u64().unwrap();
+    assert!((1..20000).contains(&steps), "{steps}");
+    // The CSV holds exactly the steps the tables cover.
+    assert_eq!(
+        csv_rows(&dir.path().join("compare.csv")).len() as u64,
+        steps
+    );
+}
+
+#[test]
 fn a_write_failure_stops_the_run_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     // A file where the output folder should be: the folder cannot be created.
