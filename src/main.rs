@@ -1012,7 +1012,9 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
         // Run past the last measured time (or to the scene's end, or until the front reaches
         // the far wall).
         let t_last = MARTIN_MOYCE[MARTIN_MOYCE.len() - 1].0;
-        for ((scene, solver), run) in scenes.iter().zip(&mut solvers).zip(&mut runs) {
+        let stop = interrupt_flag();
+        let mut finished = 0;
+        'runs: for ((scene, solver), run) in scenes.iter().zip(&mut solvers).zip(&mut runs) {
             let until = run.track.seconds(t_last * 1.02).min(scene.time.end as f64);
             let steps = step_count(scene, None, Some(until))?;
             if show {
@@ -1028,6 +1030,10 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
             }
             let mut progress = Progress::new(show, steps);
             for s in 0..steps {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    progress.abandon();
+                    break 'runs;
+                }
                 solver.step();
                 if let Err(e) = check_finite(solver) {
                     progress.abandon();
@@ -1039,6 +1045,14 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
                 }
             }
             progress.finish();
+            finished += 1;
+        }
+        // Interrupted: report the runs that finished, drop the one under way.
+        let planned = runs.len();
+        runs.truncate(finished);
+        if runs.is_empty() {
+            eprintln!("interrupted before the first run finished: nothing written");
+            return Ok(ExitCode::from(130));
         }
         write_text(&dir, "validation.csv", &csv(&runs))?;
         write_text(&dir, "validation.json", &json(&base.name, &runs))?;
@@ -1069,6 +1083,12 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
             dir.join("validation.json").display(),
             dir.join("validation.svg").display()
         );
+        if finished < planned {
+            eprintln!(
+                "interrupted: {finished} of {planned} runs finished; the table and files cover those"
+            );
+            return Ok(ExitCode::from(130));
+        }
         for run in &runs {
             let rows = run.track.compare();
             if rows.is_empty() {

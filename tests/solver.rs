@@ -389,6 +389,49 @@ fn an_interrupted_compare_reports_the_steps_done_and_exits_130() {
 }
 
 #[test]
+fn an_interrupted_validation_reports_the_runs_that_finished() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args(["validate", "--radii", "0.01,0.005", "-o"])
+        .arg(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Each run announces itself; interrupt once the second (finer, longer) one has started.
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut starts = 0;
+    let mut seen = String::new();
+    while starts < 2 {
+        let mut line = String::new();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "ended early:\n{seen}"
+        );
+        starts += line.contains(" steps of ") as usize;
+        seen += &line;
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{seen}{rest}");
+    assert!(rest.contains("1 of 2 runs finished"), "{rest}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("validation.json")).unwrap())
+            .unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["radius"], 0.01);
+    let rows = csv_rows(&dir.path().join("validation.csv"));
+    assert!(!rows.is_empty() && rows.iter().all(|r| r["radius"] == 0.01));
+}
+
+#[test]
 fn a_write_failure_stops_the_run_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     // A file where the output folder should be: the folder cannot be created.
