@@ -866,7 +866,9 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
     );
     let dir = output_dir(&a.output, &base.name)?;
     let mut rows = Vec::new();
-    for &target in &a.particles {
+    let stop = interrupt_flag();
+    let mut interrupted = false;
+    'sizes: for &target in &a.particles {
         let r = r0 * (n0 / target as f64).cbrt() as f32;
         let mut sets = a.set.clone();
         sets.push(format!("particles.radius={r}"));
@@ -890,6 +892,10 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         let mut times = vec![Vec::with_capacity(a.steps as usize); k];
         let mut neighbors = vec![0u64; k];
         for step in 0..=a.steps as usize {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                interrupted = true;
+                break 'sizes;
+            }
             for o in 0..k {
                 let s = (step + o) % k;
                 let (st, stats) = pools[s].install(|| solvers[s].step());
@@ -934,6 +940,11 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
             rows.push(row);
         }
     }
+    // Interrupted: the sizes that finished (the one under way is dropped).
+    if rows.is_empty() {
+        eprintln!("interrupted before the first size finished: nothing written");
+        return Ok(ExitCode::from(130));
+    }
     write_text(&dir, "scaling.csv", &csv(&rows))?;
     write_text(
         &dir,
@@ -946,6 +957,14 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         dir.join("scaling.csv").display(),
         dir.join("scaling.svg").display()
     );
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} particle counts finished; the table and files cover those",
+            rows.len() / a.threads.len(),
+            a.particles.len()
+        );
+        return Ok(ExitCode::from(130));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

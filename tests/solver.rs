@@ -647,6 +647,43 @@ fn scaling_reaches_each_size_with_each_thread_count() {
             .starts_with("<svg")
     );
 
+    // Interrupted during the second, large size: the first size's rows are written, exit 130.
+    use std::io::BufRead;
+    let part = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args([
+            "scaling",
+            "configs/dam_break_small.toml",
+            "--particles",
+            "2000,300000",
+        ])
+        .args(["--threads", "1,2", "--steps", "20", "-o"])
+        .arg(part.path())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("2 threads:") {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "ended early");
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    let rows = csv_rows(&part.path().join("scaling.csv"));
+    assert_eq!(rows.len(), 2, "{rest}");
+    assert!(
+        rows.iter()
+            .all(|r| (r["particles"] / 2000.0 - 1.0).abs() < 0.2)
+    );
+
     let bad = run_cli(&[
         "scaling",
         "configs/dam_break_small.toml",
