@@ -345,7 +345,7 @@ fn cmd_bench_search(a: BenchSearchArgs) -> Result<ExitCode> {
 }
 
 fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
-    let scene = Scene::load(&a.scene, &a.set).map_err(input)?;
+    let scene = load_scene(&a.scene, &a.set)?;
     let n = scene.sample_fluid().len();
     let h = scene.kernel_radius();
     let t = scene.tank;
@@ -422,6 +422,15 @@ fn write_text(dir: &std::path::Path, name: &str, text: &str) -> Result<()> {
     let path = dir.join(name);
     pbf::output::write_atomic(&path, |tmp| std::fs::write(tmp, text))
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// [`Scene::load`], printing the scene's [warnings](Scene::warnings) to stderr.
+fn load_scene(path: &std::path::Path, sets: &[String]) -> Result<Scene> {
+    let scene = Scene::load(path, sets).map_err(input)?;
+    for w in scene.warnings() {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(scene)
 }
 
 /// Steps to run: `steps`, or up to `until` (default: the scene's end time).
@@ -551,7 +560,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         }
         sets.push(format!("search.mode=\"{m}\""));
     }
-    let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+    let scene = load_scene(&a.scene, &sets)?;
     let format = a.format.unwrap_or(scene.output.format);
     let steps = step_count(&scene, a.steps, a.until)?;
     let dir = output_dir(&a.output, &scene.name)?;
@@ -725,7 +734,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
 
     let mut sets = a.set.clone();
     sets.push("search.mode=\"pruned\"".into());
-    let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+    let scene = load_scene(&a.scene, &sets)?;
     let steps = step_count(&scene, a.steps, a.until)?;
     choose_kernel(a.kernel)?;
     let dir = output_dir(&a.output, &scene.name)?;
@@ -981,7 +990,7 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
             "--radii needs positive radii, got {r}"
         )));
     }
-    let base = Scene::load(&a.scene, &a.set).map_err(input)?;
+    let base = load_scene(&a.scene, &a.set)?;
     // Each radius scales the time step and the kernel radius with it (the front moves the same
     // fraction of a particle per step, and the neighbor count stays the same).
     let r0 = base.particles.radius;

@@ -234,6 +234,40 @@ impl Scene {
         2.0 * self.particles.radius
     }
 
+    /// Doubts about a valid scene, for the user to read (empty when there are none).
+    ///
+    /// The time step: neighbors are found once per step, from the predicted positions, so a
+    /// particle should move well under the kernel radius h in one step. The check takes the
+    /// fastest water this scene can make without emitters or moving walls: a fall through the
+    /// tank's whole height along gravity, `v = sqrt(2 |g| H)`, and warns when `v dt > h`.
+    pub fn warnings(&self) -> Vec<String> {
+        let g = self.physics.gravity;
+        let g_len = g.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let mut out = Vec::new();
+        if g_len > 0.0 {
+            let height: f32 = (0..3)
+                .map(|a| (g[a] / g_len).abs() * (self.tank.max[a] - self.tank.min[a]))
+                .sum();
+            let v = (2.0 * g_len * height).sqrt();
+            let (dt, h) = (self.time.dt, self.kernel_radius());
+            if v * dt > h {
+                out.push(format!(
+                    "time.dt = {dt} s: water falling the tank's height ({height:.3} m) reaches \
+                     {v:.2} m/s and would move {} m in one step, more than the kernel radius \
+                     h = {h} m (neighbors are found once per step); dt <= {:.2e} s keeps it \
+                     within h",
+                    if v * dt < 100.0 {
+                        format!("{:.4}", v * dt)
+                    } else {
+                        format!("{:.3e}", v * dt)
+                    },
+                    h / v
+                ));
+            }
+        }
+        out
+    }
+
     /// Semantic checks on top of the types.
     pub fn validate(&self, path: &Path) -> Result<(), SceneError> {
         let bad = |field: &str, message: String| {

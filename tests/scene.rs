@@ -59,6 +59,57 @@ fn shipped_configs_load() {
 }
 
 #[test]
+fn a_time_step_too_long_for_the_neighbor_search_is_flagged() {
+    // No shipped scene is flagged.
+    for f in [
+        "dam_break",
+        "dam_break_small",
+        "dam_break_paper",
+        "martin_moyce",
+    ] {
+        let s = Scene::load(Path::new(&format!("configs/{f}.toml")), &[]).unwrap();
+        assert!(s.warnings().is_empty(), "{f}: {:?}", s.warnings());
+    }
+    // The reference tank is 3 m high: a fall through it reaches sqrt(2 g 3 m) = 7.672 m/s,
+    // which moves h = 0.04 m in 5.214 ms.
+    let v = (2.0f64 * 9.81 * 3.0).sqrt();
+    let limit = 0.04 / v;
+    assert!((limit - 5.214e-3).abs() < 1e-6);
+    let with = |dt: f64, extra: &[&str]| {
+        let mut sets = vec![format!("time.dt={dt}")];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        Scene::load(Path::new("configs/dam_break.toml"), &sets)
+            .unwrap()
+            .warnings()
+    };
+    assert!(with(limit * 0.99, &[]).is_empty());
+    let w = with(limit * 1.01, &[]);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].contains("time.dt") && w[0].contains("5.21e-3"),
+        "{}",
+        w[0]
+    );
+    // Sideways gravity falls through the tank's 4 m length instead; none, no fall at all.
+    assert_eq!(
+        with(
+            0.04 / (2.0f64 * 9.81 * 4.0).sqrt() * 1.01,
+            &["physics.gravity=[-9.81, 0.0, 0.0]"]
+        )
+        .len(),
+        1
+    );
+    assert!(
+        with(
+            0.04 / (2.0f64 * 9.81 * 4.0).sqrt() * 0.99,
+            &["physics.gravity=[-9.81, 0.0, 0.0]"]
+        )
+        .is_empty()
+    );
+    assert!(with(1.0, &["physics.gravity=[0.0, 0.0, 0.0]"]).is_empty());
+}
+
+#[test]
 fn overrides_apply_by_dotted_path() {
     let sets = [
         "particles.radius=0.05".to_string(),
