@@ -158,6 +158,39 @@ fn run_cli(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Run `pbf args`, send it SIGINT once `ready` accepts a line it wrote to stderr (`ready` sees
+/// every line until then, and may also wait, e.g. for a file), and return its exit code and all
+/// it wrote to stderr.
+fn interrupted(args: &[&str], mut ready: impl FnMut(&str) -> bool) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "ended before it was interrupted:\n{seen}"
+        );
+        seen += &line;
+        if ready(&line) {
+            break;
+        }
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    err.read_to_string(&mut seen).unwrap();
+    (child.wait().unwrap().code(), seen)
+}
+
 #[test]
 fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -281,37 +314,29 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
 fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    // Far more steps than the test waits for (~3.5 ms each): only the interrupt ends it.
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
-        .args([
-            "run",
-            "configs/dam_break_small.toml",
-            "--steps",
-            "20000",
-            "--quiet",
-            "-o",
-        ])
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while !out.join("frame_00003.vtu").exists() {
-        assert!(
-            started.elapsed().as_secs() < 120,
-            "no frame 3 after 2 minutes"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let o = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    // Far more steps than the test waits for (~3.5 ms each): only the interrupt ends it. The
+    // header comes once interrupts are caught; interrupt when frame 3 is on disk.
+    let out_arg = out.to_str().unwrap();
+    let args = [
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "20000",
+        "-o",
+        out_arg,
+    ];
+    let (code, stderr) = interrupted(&args, |_| {
+        let started = std::time::Instant::now();
+        while !out.join("frame_00003.vtu").exists() {
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "no frame 3 after 2 minutes"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        true
+    });
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("interrupted after step"), "{stderr}");
 
     let summary: serde_json::Value =
@@ -345,36 +370,22 @@ fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
 
 #[test]
 fn an_interrupted_compare_reports_the_steps_done_and_exits_130() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
-        .args([
-            "compare",
-            "configs/dam_break_small.toml",
-            "--steps",
-            "20000",
-            "-o",
-        ])
-        .arg(dir.path())
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // The header comes once interrupts are caught; then let it run a few dozen steps.
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut header = String::new();
-    err.read_line(&mut header).unwrap();
-    assert!(header.contains("particles"), "{header}");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "compare",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "20000",
+        "-o",
+        out,
+    ];
+    // After the header, let it run a few dozen steps.
+    let (code, rest) = interrupted(&args, |_| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        true
+    });
+    assert_eq!(code, Some(130), "{rest}");
     assert!(rest.contains("interrupted after step"), "{rest}");
     let j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
@@ -390,36 +401,15 @@ fn an_interrupted_compare_reports_the_steps_done_and_exits_130() {
 
 #[test]
 fn an_interrupted_validation_reports_the_runs_that_finished() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
-        .args(["validate", "--radii", "0.01,0.005", "-o"])
-        .arg(dir.path())
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let out = dir.path().to_str().unwrap();
     // Each run announces itself; interrupt once the second (finer, longer) one has started.
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut starts = 0;
-    let mut seen = String::new();
-    while starts < 2 {
-        let mut line = String::new();
-        assert!(
-            err.read_line(&mut line).unwrap() > 0,
-            "ended early:\n{seen}"
-        );
-        starts += line.contains(" steps of ") as usize;
-        seen += &line;
-    }
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(130), "{seen}{rest}");
+    let (code, rest) = interrupted(&["validate", "--radii", "0.01,0.005", "-o", out], |l| {
+        starts += l.contains(" steps of ") as usize;
+        starts == 2
+    });
+    assert_eq!(code, Some(130), "{rest}");
     assert!(rest.contains("1 of 2 runs finished"), "{rest}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("validation.json")).unwrap())
@@ -648,35 +638,21 @@ fn scaling_reaches_each_size_with_each_thread_count() {
     );
 
     // Interrupted during the second, large size: the first size's rows are written, exit 130.
-    use std::io::BufRead;
     let part = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
-        .args([
-            "scaling",
-            "configs/dam_break_small.toml",
-            "--particles",
-            "2000,300000",
-        ])
-        .args(["--threads", "1,2", "--steps", "20", "-o"])
-        .arg(part.path())
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("2 threads:") {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "ended early");
-    }
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    let args = [
+        "scaling",
+        "configs/dam_break_small.toml",
+        "--particles",
+        "2000,300000",
+        "--threads",
+        "1,2",
+        "--steps",
+        "20",
+        "-o",
+        part.path().to_str().unwrap(),
+    ];
+    let (code, rest) = interrupted(&args, |l| l.contains("2 threads:"));
+    assert_eq!(code, Some(130), "{rest}");
     let rows = csv_rows(&part.path().join("scaling.csv"));
     assert_eq!(rows.len(), 2, "{rest}");
     assert!(
