@@ -137,6 +137,11 @@ pub struct Solver {
     // Scratch, reused every step.
     p: Vec<Vec3A>,
     lambda: Vec<f32>,
+    /// Predicted positions with λ in w, for the correction pass; then velocities with the
+    /// volume in w, for vorticity and XSPH.
+    pl: Vec<glam::Vec4>,
+    /// Positions with vol |ω| in w, for the confinement pass.
+    ps: Vec<glam::Vec4>,
     /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
     wall_grad: Vec<Vec3A>,
     tmp: Vec<Vec3A>,
@@ -229,6 +234,8 @@ impl Solver {
             steps: 0,
             p: Vec::new(),
             lambda: Vec::new(),
+            pl: Vec::new(),
+            ps: Vec::new(),
             wall_grad: Vec::new(),
             tmp: Vec::new(),
             tmp_u32: Vec::new(),
@@ -412,6 +419,8 @@ impl Solver {
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         let colliders = &self.colliders;
         self.lambda.resize(n, 0.0);
+        self.pl.resize(n, glam::Vec4::ZERO);
+        self.ps.resize(n, glam::Vec4::ZERO);
         self.wall_grad.resize(n, Vec3A::ZERO);
         self.tmp.resize(n, Vec3A::ZERO);
         self.vol.resize(n, 0.0);
@@ -456,8 +465,11 @@ impl Solver {
 
             // Δp, then the new positions into tmp.
             let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
+            // Positions with λ in w: the correction reads both of a neighbor in one load.
+            par_gather(&mut self.pl, |i| p[i].extend(lambda[i]));
+            let pl = &self.pl;
             par_gather(&mut self.tmp, |i| {
-                let dp = passes::correction(lists.neighbors(i), i, p, lambda, &k, &correction);
+                let dp = passes::correction(lists.neighbors(i), i, pl, &k, &correction);
                 let li = lambda[i];
                 colliders.project(p[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
             });
@@ -480,17 +492,21 @@ impl Solver {
             (rho, m / rho)
         });
 
-        // 6. Vorticity confinement; `scalar` gets vol_i |ω_i| for the η pass.
+        // 6. Vorticity confinement; `scalar` gets vol_i |ω_i| for the η pass. Velocities with
+        // the volume in w, and positions with s in w: a pass reads both of a neighbor in one load.
         let (v, vols) = (&f.v, &self.vol);
+        par_gather(&mut self.pl, |i| v[i].extend(vols[i]));
+        let vv = &self.pl;
         par_gather2(&mut f.vorticity, &mut self.scalar, |i| {
-            let omega = cg * passes::vorticity(lists.neighbors(i), i, p, v, vols, &k);
+            let omega = cg * passes::vorticity(lists.neighbors(i), i, p, vv, &k);
             (omega, vols[i] * omega.length())
         });
+        let s = &self.scalar;
+        par_gather(&mut self.ps, |i| p[i].extend(s[i]));
         // 6.-7. The confinement force and XSPH, both from the velocities of step 5.
-        let (eps_v, c, omega, s) = (self.vorticity, self.xsph, &f.vorticity, &self.scalar);
+        let (eps_v, c, omega, ps) = (self.vorticity, self.xsph, &f.vorticity, &self.ps);
         par_gather(&mut self.tmp, |i| {
-            let (eta, xsph) =
-                passes::confinement_and_xsph(lists.neighbors(i), i, p, v, vols, s, &k);
+            let (eta, xsph) = passes::confinement_and_xsph(lists.neighbors(i), i, ps, vv, &k);
             let eta = cg * eta;
             let len = eta.length();
             let force = if len > 1e-12 {

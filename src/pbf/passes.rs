@@ -15,14 +15,15 @@
 //! gradient is `∇W = cg · g · r` for `r = p_i − p_j` (see [`Kernels`]).
 
 use crate::sph::Kernels;
-use glam::Vec3A;
+use glam::{Vec3A, Vec4};
 use wide::f32x8;
 
 /// Neighbors per chunk.
 pub const LANES: usize = 8;
 
 /// One chunk of a neighbor list: `r = p_i − p_j` per lane, `|r|²`, the lane mask (1 for a
-/// neighbor, 0 for padding) and the neighbor slots.
+/// neighbor, 0 for padding), the neighbor slots, and the neighbors' fourth component when the
+/// positions carry one ([`Point`]).
 struct Chunk {
     x: f32x8,
     y: f32x8,
@@ -30,12 +31,46 @@ struct Chunk {
     r2: f32x8,
     mask: f32x8,
     idx: [usize; LANES],
+    w: f32x8,
+}
+
+/// A particle position as a pass reads it: `Vec3A`, or `Vec4` whose `w` carries a per-particle
+/// value the pass needs of each neighbor (gathered with the position in one load per neighbor).
+trait Point: Copy {
+    fn xyz(self) -> Vec3A;
+    /// `a[idx[l]]` per lane: x, y, z and (for `Vec4`) w.
+    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8);
+}
+
+impl Point for Vec3A {
+    #[inline(always)]
+    fn xyz(self) -> Vec3A {
+        self
+    }
+
+    #[inline(always)]
+    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
+        let (x, y, z) = gather3(a, idx);
+        (x, y, z, f32x8::ZERO)
+    }
+}
+
+impl Point for Vec4 {
+    #[inline(always)]
+    fn xyz(self) -> Vec3A {
+        self.truncate().into()
+    }
+
+    #[inline(always)]
+    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
+        gather4(a, idx)
+    }
 }
 
 impl Chunk {
     #[inline(always)]
-    fn new(p: &[Vec3A], pi: Vec3A, idx: [usize; LANES], mask: f32x8) -> Chunk {
-        let (x, y, z) = gather3(p, &idx);
+    fn new<P: Point>(p: &[P], pi: Vec3A, idx: [usize; LANES], mask: f32x8) -> Chunk {
+        let (x, y, z, w) = P::gather(p, &idx);
         let x = f32x8::splat(pi.x) - x;
         let y = f32x8::splat(pi.y) - y;
         let z = f32x8::splat(pi.z) - z;
@@ -46,6 +81,7 @@ impl Chunk {
             z,
             mask,
             idx,
+            w,
         }
     }
 
@@ -66,24 +102,15 @@ impl Chunk {
         self.r2.simd_gt(f32x8::splat(tiny)).select(g, f32x8::ZERO)
     }
 
-    /// `a[idx[l]]` per lane.
+    /// `a[idx[l]].xyz − ai` per lane and component, and `a[idx[l]].w`.
     #[inline(always)]
-    fn gather(&self, a: &[f32]) -> f32x8 {
-        let mut out = [0.0; LANES];
-        for l in 0..LANES {
-            out[l] = a[self.idx[l]];
-        }
-        f32x8::new(out)
-    }
-
-    /// `a[idx[l]] − ai` per lane and component.
-    #[inline(always)]
-    fn gather_diff(&self, a: &[Vec3A], ai: Vec3A) -> (f32x8, f32x8, f32x8) {
-        let (x, y, z) = gather3(a, &self.idx);
+    fn gather_diff_w(&self, a: &[Vec4], ai: Vec3A) -> (f32x8, f32x8, f32x8, f32x8) {
+        let (x, y, z, w) = gather4(a, &self.idx);
         (
             x - f32x8::splat(ai.x),
             y - f32x8::splat(ai.y),
             z - f32x8::splat(ai.z),
+            w,
         )
     }
 }
@@ -127,26 +154,64 @@ fn gather3(a: &[Vec3A], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8) {
     }
 }
 
+/// `a[idx[l]]` as four vectors of components, as [`gather3`] with the fourth.
+#[inline(always)]
+fn gather4(a: &[Vec4], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    {
+        use std::arch::x86_64::*;
+        let q: [__m128; LANES] = std::array::from_fn(|l| a[idx[l]].into());
+        // SAFETY: the build targets AVX (cfg above); these are register-only operations.
+        unsafe {
+            let r0 = _mm256_set_m128(q[4], q[0]);
+            let r1 = _mm256_set_m128(q[5], q[1]);
+            let r2 = _mm256_set_m128(q[6], q[2]);
+            let r3 = _mm256_set_m128(q[7], q[3]);
+            let t0 = _mm256_unpacklo_ps(r0, r1);
+            let t1 = _mm256_unpacklo_ps(r2, r3);
+            let t2 = _mm256_unpackhi_ps(r0, r1);
+            let t3 = _mm256_unpackhi_ps(r2, r3);
+            (
+                _mm256_shuffle_ps::<0x44>(t0, t1).into(),
+                _mm256_shuffle_ps::<0xEE>(t0, t1).into(),
+                _mm256_shuffle_ps::<0x44>(t2, t3).into(),
+                _mm256_shuffle_ps::<0xEE>(t2, t3).into(),
+            )
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    {
+        let mut c = [[0.0; LANES]; 4];
+        for l in 0..LANES {
+            let q = a[idx[l]].to_array();
+            for k in 0..4 {
+                c[k][l] = q[k];
+            }
+        }
+        (f32x8::new(c[0]), f32x8::new(c[1]), f32x8::new(c[2]), f32x8::new(c[3]))
+    }
+}
+
 /// The chunks of `list`, the neighbor list of particle `i` at `p[i]`. An iterator rather than
 /// a callback, so each pass's loop body sits in the pass itself.
-struct Chunks<'a> {
+struct Chunks<'a, P> {
     list: &'a [u32],
     i: usize,
-    p: &'a [Vec3A],
+    p: &'a [P],
     pi: Vec3A,
 }
 
 #[inline(always)]
-fn chunks<'a>(list: &'a [u32], i: usize, p: &'a [Vec3A]) -> Chunks<'a> {
+fn chunks<'a, P: Point>(list: &'a [u32], i: usize, p: &'a [P]) -> Chunks<'a, P> {
     Chunks {
         list,
         i,
         p,
-        pi: p[i],
+        pi: p[i].xyz(),
     }
 }
 
-impl Iterator for Chunks<'_> {
+impl<P: Point> Iterator for Chunks<'_, P> {
     type Item = Chunk;
 
     #[inline(always)]
@@ -252,22 +317,17 @@ impl Correction {
     }
 }
 
-/// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the spiky gradient without its constant).
-/// A coincident pair (spiky gradient 0 there) gets the gradient's limit magnitude along a fixed
-/// pseudo-random direction, opposite for the two particles ([`separation`]).
+/// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the spiky gradient without its constant),
+/// with `pl[j]` holding particle `j`'s position in x, y, z and its `λ_j` in w (one load per
+/// neighbor for both). A coincident pair (spiky gradient 0 there) gets the gradient's limit
+/// magnitude along a fixed pseudo-random direction, opposite for the two particles
+/// ([`separation`]).
 #[inline(always)]
-pub fn correction(
-    list: &[u32],
-    i: usize,
-    p: &[Vec3A],
-    lambda: &[f32],
-    k: &Kernels,
-    c: &Correction,
-) -> Vec3A {
+pub fn correction(list: &[u32], i: usize, pl: &[Vec4], k: &Kernels, c: &Correction) -> Vec3A {
     // The exponent as a constant for the common values, so the power unrolls to multiplies.
     match c.scorr_n {
-        4 => correction_n::<4>(list, i, p, lambda, k, c),
-        n => correction_n::<0>(list, i, p, lambda, k, &Correction { scorr_n: n, ..*c }),
+        4 => correction_n::<4>(list, i, pl, k, c),
+        n => correction_n::<0>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
     }
 }
 
@@ -276,21 +336,20 @@ pub fn correction(
 fn correction_n<const N: u32>(
     list: &[u32],
     i: usize,
-    p: &[Vec3A],
-    lambda: &[f32],
+    pl: &[Vec4],
     k: &Kernels,
     c: &Correction,
 ) -> Vec3A {
     let n = if N == 0 { c.scorr_n } else { N };
-    let li = f32x8::splat(lambda[i]);
+    let li = f32x8::splat(pl[i].w);
     let z0 = f32x8::ZERO;
     let (mut ax, mut ay, mut az) = (z0, z0, z0);
     // Lanes closer than `coincident`; self is one of them.
     let mut close = 0u32;
-    for ch in chunks(list, i, p) {
+    for ch in chunks(list, i, pl) {
         // Self and coincident pairs get g = 0 here.
         let g = ch.spiky(k.h, c.coincident);
-        let lj = ch.gather(lambda);
+        let lj = ch.w;
         let b = ch.poly6(k.h2) * f32x8::splat(c.scorr_scale);
         let s = powi(b.simd_ge(f32x8::splat(c.scorr_floor)).select(b, z0), n);
         let f = (li + lj - f32x8::splat(c.scorr_k) * s) * g;
@@ -304,10 +363,10 @@ fn correction_n<const N: u32>(
     let mut extra = Vec3A::ZERO;
     if close > 1 {
         // Rare: a pair other than self is coincident; add its separation, term by term.
-        let pi = p[i];
+        let pi = pl[i].xyz();
         for &j in list {
             let j = j as usize;
-            let r2 = (pi - p[j]).length_squared();
+            let r2 = (pi - pl[j].xyz()).length_squared();
             if j != i && r2 <= c.coincident {
                 let d = (k.h2 - r2).max(0.0);
                 let b = d * d * d * c.scorr_scale;
@@ -316,7 +375,7 @@ fn correction_n<const N: u32>(
                 } else {
                     0.0
                 };
-                let a = lambda[i] + lambda[j] - c.scorr_k * s;
+                let a = pl[i].w + pl[j].w - c.scorr_k * s;
                 extra += (a * c.g_at_zero) * separation(i, j);
             }
         }
@@ -351,22 +410,16 @@ pub fn density(list: &[u32], i: usize, p: &[Vec3A], k: &Kernels) -> f32 {
 }
 
 /// `Σ_j vol_j g (r × (v_j − v_i))` for particle `i`: the vorticity `ω_i` without the gradient
-/// constant (`(v_j − v_i) × ∇_{p_j} W_ij = cg · g · (r × (v_j − v_i))`), `vol_j = m / ρ_j`.
+/// constant (`(v_j − v_i) × ∇_{p_j} W_ij = cg · g · (r × (v_j − v_i))`), `vol_j = m / ρ_j`,
+/// with `vv[j]` holding `v_j` in x, y, z and `vol_j` in w.
 #[inline(always)]
-pub fn vorticity(
-    list: &[u32],
-    i: usize,
-    p: &[Vec3A],
-    v: &[Vec3A],
-    vol: &[f32],
-    k: &Kernels,
-) -> Vec3A {
-    let vi = v[i];
+pub fn vorticity(list: &[u32], i: usize, p: &[Vec3A], vv: &[Vec4], k: &Kernels) -> Vec3A {
+    let vi = vv[i].xyz();
     let z0 = f32x8::ZERO;
     let (mut ax, mut ay, mut az) = (z0, z0, z0);
     for c in chunks(list, i, p) {
-        let g = c.spiky(k.h, 0.0) * c.gather(vol);
-        let (dx, dy, dz) = c.gather_diff(v, vi);
+        let (dx, dy, dz, vol) = c.gather_diff_w(vv, vi);
+        let g = c.spiky(k.h, 0.0) * vol;
         ax += g * (c.y * dz - c.z * dy);
         ay += g * (c.z * dx - c.x * dz);
         az += g * (c.x * dy - c.y * dx);
@@ -376,28 +429,27 @@ pub fn vorticity(
 
 /// For particle `i`: `Σ_j s_j g r`, the confinement's `η_i` without the gradient constant
 /// (`s_j = vol_j |ω_j|`), and `Σ_j vol_j d³ (v_j − v_i)`, XSPH's sum without the poly6 constant.
-/// One pass for both, as both read the same velocities.
+/// One pass for both, as both read the same velocities. `ps[j]` holds `p_j` in x, y, z and `s_j`
+/// in w; `vv[j]` holds `v_j` and `vol_j`.
 #[inline(always)]
 pub fn confinement_and_xsph(
     list: &[u32],
     i: usize,
-    p: &[Vec3A],
-    v: &[Vec3A],
-    vol: &[f32],
-    s: &[f32],
+    ps: &[Vec4],
+    vv: &[Vec4],
     k: &Kernels,
 ) -> (Vec3A, Vec3A) {
-    let vi = v[i];
+    let vi = vv[i].xyz();
     let z0 = f32x8::ZERO;
     let (mut ex, mut ey, mut ez) = (z0, z0, z0);
     let (mut ax, mut ay, mut az) = (z0, z0, z0);
-    for c in chunks(list, i, p) {
-        let g = c.spiky(k.h, 0.0) * c.gather(s);
+    for c in chunks(list, i, ps) {
+        let g = c.spiky(k.h, 0.0) * c.w;
         ex += g * c.x;
         ey += g * c.y;
         ez += g * c.z;
-        let w = c.poly6(k.h2) * c.gather(vol);
-        let (dx, dy, dz) = c.gather_diff(v, vi);
+        let (dx, dy, dz, vol) = c.gather_diff_w(vv, vi);
+        let w = c.poly6(k.h2) * vol;
         ax += w * dx;
         ay += w * dy;
         az += w * dz;
