@@ -188,7 +188,12 @@ fn gather4(a: &[Vec4], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
                 c[k][l] = q[k];
             }
         }
-        (f32x8::new(c[0]), f32x8::new(c[1]), f32x8::new(c[2]), f32x8::new(c[3]))
+        (
+            f32x8::new(c[0]),
+            f32x8::new(c[1]),
+            f32x8::new(c[2]),
+            f32x8::new(c[3]),
+        )
     }
 }
 
