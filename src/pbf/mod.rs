@@ -446,8 +446,9 @@ impl Solver {
                 .par_chunks_mut(CHUNK)
                 .zip(self.lambda.par_chunks_mut(CHUNK))
                 .zip(self.wall_grad.par_chunks_mut(CHUNK))
+                .zip(self.pl.par_chunks_mut(CHUNK))
                 .enumerate()
-                .for_each(|(b, ((rho, lambda), wall_grad))| {
+                .for_each(|(b, (((rho, lambda), wall_grad), pl))| {
                     for o in 0..rho.len() {
                         let i = b * CHUNK + o;
                         let (sum_w, sum_g, sum_g2) =
@@ -460,13 +461,13 @@ impl Solver {
                         let c = (d / rho0 - 1.0).max(0.0);
                         let g2 = (vol * cg) * (vol * cg) * sum_g2;
                         lambda[o] = -c / (g2 + grad_i.length_squared() + eps);
+                        // With λ in w: the correction reads both of a neighbor in one load.
+                        pl[o] = p[i].extend(lambda[o]);
                     }
                 });
 
             // Δp, then the new positions into tmp.
             let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
-            // Positions with λ in w: the correction reads both of a neighbor in one load.
-            par_gather(&mut self.pl, |i| p[i].extend(lambda[i]));
             let pl = &self.pl;
             par_gather(&mut self.tmp, |i| {
                 let dp = passes::correction(lists.neighbors(i), i, pl, &k, &correction);
