@@ -38,8 +38,16 @@ struct Chunk {
 /// value the pass needs of each neighbor (gathered with the position in one load per neighbor).
 trait Point: Copy {
     fn xyz(self) -> Vec3A;
+    /// The four lanes (the fourth unspecified for `Vec3A`).
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    fn m128(self) -> std::arch::x86_64::__m128;
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    fn xyzw(self) -> [f32; 4];
     /// `a[idx[l]]` per lane: x, y, z and (for `Vec4`) w.
-    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8);
+    #[inline(always)]
+    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
+        gather_xyzw(a, idx)
+    }
 }
 
 impl Point for Vec3A {
@@ -48,9 +56,22 @@ impl Point for Vec3A {
         self
     }
 
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    #[inline(always)]
+    fn m128(self) -> std::arch::x86_64::__m128 {
+        self.into()
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    #[inline(always)]
+    fn xyzw(self) -> [f32; 4] {
+        self.extend(0.0).to_array()
+    }
+
     #[inline(always)]
     fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
-        let (x, y, z) = gather3(a, idx);
+        // The fourth lane of a Vec3A is unspecified.
+        let (x, y, z, _) = gather_xyzw(a, idx);
         (x, y, z, f32x8::ZERO)
     }
 }
@@ -61,9 +82,16 @@ impl Point for Vec4 {
         self.truncate().into()
     }
 
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
     #[inline(always)]
-    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
-        gather4(a, idx)
+    fn m128(self) -> std::arch::x86_64::__m128 {
+        self.into()
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    #[inline(always)]
+    fn xyzw(self) -> [f32; 4] {
+        self.to_array()
     }
 }
 
@@ -105,7 +133,7 @@ impl Chunk {
     /// `a[idx[l]].xyz − ai` per lane and component, and `a[idx[l]].w`.
     #[inline(always)]
     fn gather_diff_w(&self, a: &[Vec4], ai: Vec3A) -> (f32x8, f32x8, f32x8, f32x8) {
-        let (x, y, z, w) = gather4(a, &self.idx);
+        let (x, y, z, w) = gather_xyzw(a, &self.idx);
         (
             x - f32x8::splat(ai.x),
             y - f32x8::splat(ai.y),
@@ -115,14 +143,15 @@ impl Chunk {
     }
 }
 
-/// `a[idx[l]]` as three vectors of components. With AVX: eight 16-byte loads and a 4 x 4
-/// transpose in registers (a round trip through memory would stall on store forwarding).
+/// `a[idx[l]]` as four vectors of components (the fourth unspecified for `Vec3A`). With AVX:
+/// eight 16-byte loads and a 4 x 4 transpose in registers (a round trip through memory would
+/// stall on store forwarding).
 #[inline(always)]
-fn gather3(a: &[Vec3A], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8) {
+fn gather_xyzw<P: Point>(a: &[P], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
     {
         use std::arch::x86_64::*;
-        let q: [__m128; LANES] = std::array::from_fn(|l| a[idx[l]].into());
+        let q: [__m128; LANES] = std::array::from_fn(|l| a[idx[l]].m128());
         // SAFETY: the build targets AVX (cfg above); these are register-only operations.
         unsafe {
             let r0 = _mm256_set_m128(q[4], q[0]);
@@ -130,43 +159,6 @@ fn gather3(a: &[Vec3A], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8) {
             let r2 = _mm256_set_m128(q[6], q[2]);
             let r3 = _mm256_set_m128(q[7], q[3]);
             // [x0 x1 y0 y1 | x4 x5 y4 y5], [x2 x3 y2 y3 | x6 x7 y6 y7], the same for z, w.
-            let t0 = _mm256_unpacklo_ps(r0, r1);
-            let t1 = _mm256_unpacklo_ps(r2, r3);
-            let t2 = _mm256_unpackhi_ps(r0, r1);
-            let t3 = _mm256_unpackhi_ps(r2, r3);
-            (
-                _mm256_shuffle_ps::<0x44>(t0, t1).into(),
-                _mm256_shuffle_ps::<0xEE>(t0, t1).into(),
-                _mm256_shuffle_ps::<0x44>(t2, t3).into(),
-            )
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-    {
-        let (mut x, mut y, mut z) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
-        for l in 0..LANES {
-            let q = a[idx[l]];
-            x[l] = q.x;
-            y[l] = q.y;
-            z[l] = q.z;
-        }
-        (f32x8::new(x), f32x8::new(y), f32x8::new(z))
-    }
-}
-
-/// `a[idx[l]]` as four vectors of components, as [`gather3`] with the fourth.
-#[inline(always)]
-fn gather4(a: &[Vec4], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-    {
-        use std::arch::x86_64::*;
-        let q: [__m128; LANES] = std::array::from_fn(|l| a[idx[l]].into());
-        // SAFETY: the build targets AVX (cfg above); these are register-only operations.
-        unsafe {
-            let r0 = _mm256_set_m128(q[4], q[0]);
-            let r1 = _mm256_set_m128(q[5], q[1]);
-            let r2 = _mm256_set_m128(q[6], q[2]);
-            let r3 = _mm256_set_m128(q[7], q[3]);
             let t0 = _mm256_unpacklo_ps(r0, r1);
             let t1 = _mm256_unpacklo_ps(r2, r3);
             let t2 = _mm256_unpackhi_ps(r0, r1);
@@ -183,7 +175,7 @@ fn gather4(a: &[Vec4], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
     {
         let mut c = [[0.0; LANES]; 4];
         for l in 0..LANES {
-            let q = a[idx[l]].to_array();
+            let q = a[idx[l]].xyzw();
             for k in 0..4 {
                 c[k][l] = q[k];
             }
