@@ -23,7 +23,7 @@ pub const LANES: usize = 8;
 
 /// One chunk of a neighbor list: `r = p_i − p_j` per lane, `|r|²`, the lane mask (1 for a
 /// neighbor, 0 for padding), the neighbor slots, and the neighbors' fourth component when the
-/// positions carry one ([`Point`]).
+/// positions carry one ([`Point`]; unspecified for `Vec3A`).
 struct Chunk {
     x: f32x8,
     y: f32x8,
@@ -43,11 +43,6 @@ trait Point: Copy {
     fn m128(self) -> std::arch::x86_64::__m128;
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
     fn xyzw(self) -> [f32; 4];
-    /// `a[idx[l]]` per lane: x, y, z and (for `Vec4`) w.
-    #[inline(always)]
-    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
-        gather_xyzw(a, idx)
-    }
 }
 
 impl Point for Vec3A {
@@ -66,13 +61,6 @@ impl Point for Vec3A {
     #[inline(always)]
     fn xyzw(self) -> [f32; 4] {
         self.extend(0.0).to_array()
-    }
-
-    #[inline(always)]
-    fn gather(a: &[Self], idx: &[usize; LANES]) -> (f32x8, f32x8, f32x8, f32x8) {
-        // The fourth lane of a Vec3A is unspecified.
-        let (x, y, z, _) = gather_xyzw(a, idx);
-        (x, y, z, f32x8::ZERO)
     }
 }
 
@@ -98,7 +86,7 @@ impl Point for Vec4 {
 impl Chunk {
     #[inline(always)]
     fn new<P: Point>(p: &[P], pi: Vec3A, idx: [usize; LANES], mask: f32x8) -> Chunk {
-        let (x, y, z, w) = P::gather(p, &idx);
+        let (x, y, z, w) = gather_xyzw(p, &idx);
         let x = f32x8::splat(pi.x) - x;
         let y = f32x8::splat(pi.y) - y;
         let z = f32x8::splat(pi.z) - z;
