@@ -227,16 +227,28 @@ impl GridSpec {
     #[inline(always)]
     pub fn cell_coords(&self, p: Vec3A) -> [usize; 3] {
         let inv = 1.0 / self.cell as f64;
-        let mut c = [0usize; 3];
-        for a in 0..3 {
+        std::array::from_fn(|a| {
             let t = (p[a] as f64 - self.origin[a] as f64) * inv;
-            // `as usize` truncates toward zero and saturates: for t >= 0 that is floor(t);
-            // negatives and NaN go to 0 (the clamp we want anyway), +inf to usize::MAX.
-            c[a] = (t as usize)
-                .saturating_sub(self.offset[a])
-                .min(self.dims[a] - 1);
+            // Clamped in f64 to the cells of this grid (as offsets into the domain grid), then
+            // truncated: for t >= 0 that is floor(t). NaN goes to the low border (its
+            // comparison fails), +inf to the high one. Branch-free, so a loop of it vectorizes.
+            let lo = self.offset[a] as f64;
+            let hi = (self.offset[a] + self.dims[a] - 1) as f64;
+            let t = if t >= lo { t } else { lo };
+            let t = if t <= hi { t } else { hi };
+            // SAFETY: t is in [lo, hi], finite and below 2^31 (the cell limit bounds every
+            // grid's extent in cells).
+            (unsafe { t.to_int_unchecked::<i32>() }) as usize - self.offset[a]
+        })
+    }
+
+    /// Cell keys of `points` into `keys` (same length): [`key_of`](Self::key_of) of
+    /// [`cell_coords`](Self::cell_coords), in a plain loop the compiler vectorizes.
+    pub fn keys_into(&self, points: &[Vec3A], keys: &mut [u32]) {
+        debug_assert_eq!(points.len(), keys.len());
+        for (k, &p) in keys.iter_mut().zip(points) {
+            *k = self.key_of(self.cell_coords(p)) as u32;
         }
-        c
     }
 
     /// The smallest grid of this grid's own cells (same origin, cell width, cell boundaries)
@@ -397,10 +409,9 @@ impl Grid {
 
         self.keys.resize(n, 0);
         self.keys
-            .par_iter_mut()
-            .zip(positions.par_iter())
-            .with_min_len(4096)
-            .for_each(|(k, &p)| *k = spec.key_of(spec.cell_coords(p)) as u32);
+            .par_chunks_mut(4096)
+            .zip(positions.par_chunks(4096))
+            .for_each(|(k, p)| spec.keys_into(p, k));
 
         // Chunks: one per thread (a stable sort, so the chunking never shows in the result).
         let chunks = rayon::current_num_threads().clamp(1, 64).min(n.max(1));
