@@ -114,7 +114,12 @@ struct CompareArgs {
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Stop at this simulated time in seconds (default: the scene's time.end).
-    #[arg(long, value_name = "T", conflicts_with = "steps")]
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "steps",
+        allow_negative_numbers = true
+    )]
     until: Option<f64>,
     /// Stop after this many steps.
     #[arg(long, value_name = "N")]
@@ -147,7 +152,12 @@ struct RunArgs {
     #[arg(long)]
     quiet: bool,
     /// Stop at this simulated time in seconds (default: the scene's time.end).
-    #[arg(long, value_name = "T", conflicts_with = "steps")]
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "steps",
+        allow_negative_numbers = true
+    )]
     until: Option<f64>,
     /// Stop after this many steps.
     #[arg(long, value_name = "N")]
@@ -184,10 +194,15 @@ struct BenchSearchArgs {
     #[arg(long, value_name = "N")]
     column: Option<usize>,
     /// Spacing of the generated points.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, allow_negative_numbers = true)]
     spacing: f32,
     /// Uniform jitter of each generated coordinate, in [-J, J].
-    #[arg(long, value_name = "J", default_value_t = 0.0)]
+    #[arg(
+        long,
+        value_name = "J",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     jitter: f32,
     /// Shuffle the generated points' memory order (as an unsorted simulation state would be).
     #[arg(long)]
@@ -196,7 +211,7 @@ struct BenchSearchArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Search radius h (default: 2 x lattice spacing).
-    #[arg(long, value_name = "H")]
+    #[arg(long, value_name = "H", allow_negative_numbers = true)]
     radius: Option<f32>,
     /// Cell width: h (3x3x3 stencil) or half (h/2, 5x5x5 stencil).
     #[arg(long, value_enum, default_value_t = CellSize::H)]
@@ -736,6 +751,12 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     sets.push("search.mode=\"pruned\"".into());
     let scene = load_scene(&a.scene, &sets)?;
     let steps = step_count(&scene, a.steps, a.until)?;
+    if steps == 0 {
+        return Err(input(anyhow::anyhow!(
+            "nothing to compare: --steps / --until give 0 steps of {} s",
+            scene.time.dt
+        )));
+    }
     choose_kernel(a.kernel)?;
     let dir = output_dir(&a.output, &scene.name)?;
     with_threads(a.threads, || -> Result<ExitCode> {

@@ -93,7 +93,7 @@ fn jitter_vec(rng: &mut Pcg64Mcg, jitter: f32) -> Vec3A {
 /// Why a point file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PointsError {
-    #[error("{path}: {source}")]
+    #[error("{path}: cannot read the point file")]
     Io {
         path: PathBuf,
         #[source]

@@ -163,7 +163,7 @@ fn default_rest_density() -> f32 {
 /// Why a scene could not be used. Each names the file and, where there is one, the key.
 #[derive(Debug, thiserror::Error)]
 pub enum SceneError {
-    #[error("{path}: {source}")]
+    #[error("{path}: cannot read the scene file")]
     Io {
         path: PathBuf,
         #[source]

@@ -122,7 +122,7 @@ fn bad_point_files_exit_2_and_name_the_file() {
     std::fs::write(&other, "1,2,3\n").unwrap();
     for (path, expect) in [
         (&bad, "not a multiple of 12"),
-        (&missing, "missing.xyz"),
+        (&missing, "cannot read the point file"),
         (&nan, "not finite"),
         (&other, "expected .xyz, .vtu or .vtk"),
     ] {
@@ -134,26 +134,69 @@ fn bad_point_files_exit_2_and_name_the_file() {
             "{err}"
         );
         assert!(err.contains(expect), "{err}");
+        assert!(
+            err.matches("os error").count() <= 1,
+            "cause said once: {err}"
+        );
         assert!(out.stdout.is_empty(), "nothing on stdout for bad input");
     }
 }
 
 #[test]
 fn bad_options_exit_2() {
-    for args in [
-        &["bench-search", "--lattice", "4", "--radius", "-1"][..],
-        &["bench-search", "--lattice", "0"],
-        &["bench-search", "--column", "0"],
-        &["bench-search", "--lattice", "4", "--column", "100"],
-        &["bench-search", "--lattice", "4", "--threads", "0"],
-        &["bench-search"],
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("never");
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/dam_break_small.toml");
+    for (args, expect) in [
+        (
+            &["bench-search", "--lattice", "4", "--radius", "-1"][..],
+            "--radius must be positive, got -1",
+        ),
+        (
+            &["bench-search", "--lattice", "4", "--jitter", "-0.5"],
+            "--jitter must be >= 0",
+        ),
+        (&["bench-search", "--lattice", "0"], "--lattice"),
+        (&["bench-search", "--column", "0"], "--column"),
+        (
+            &["bench-search", "--lattice", "4", "--column", "100"],
+            "--column",
+        ),
+        (
+            &["bench-search", "--lattice", "4", "--threads", "0"],
+            "--threads",
+        ),
+        (&["bench-search"], "<POINTS>"),
+        (
+            &[
+                "run",
+                scene,
+                "--until",
+                "-1",
+                "-o",
+                out_dir.to_str().unwrap(),
+            ],
+            "--until must be >= 0, got -1",
+        ),
+        (
+            &[
+                "compare",
+                scene,
+                "--steps",
+                "0",
+                "-o",
+                out_dir.to_str().unwrap(),
+            ],
+            "0 steps",
+        ),
     ] {
         let out = pbf(args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(expect),
+            "{args:?}: expected '{expect}' in: {err}"
         );
+        assert!(!out_dir.exists(), "{args:?} wrote output");
     }
 }

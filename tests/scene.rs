@@ -166,7 +166,11 @@ fn bad_scenes_get_specific_errors() {
             vec![],
             "particles.radius: must be positive",
         ),
-        (dir.path().join("missing.toml"), vec![], "missing.toml"),
+        (
+            dir.path().join("missing.toml"),
+            vec![],
+            "cannot read the scene file",
+        ),
         (
             write(
                 dir.path(),
