@@ -72,10 +72,15 @@ struct ValidateArgs {
     set: Vec<String>,
     /// Particle radii to run, comma-separated (a convergence study: the time step and the
     /// kernel radius scale with the radius); default: the scene's radius.
-    #[arg(long, value_delimiter = ',', value_name = "R,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "R,...",
+        allow_negative_numbers = true
+    )]
     radii: Vec<f32>,
     /// Exit with 1 if any experimental point differs from a run by more than P %.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// No progress display.
     #[arg(long)]
