@@ -189,6 +189,16 @@ fn bad_options_exit_2() {
             ],
             "0 steps",
         ),
+        (
+            &[
+                "validate",
+                "--tolerance",
+                "-1",
+                "-o",
+                out_dir.to_str().unwrap(),
+            ],
+            "--tolerance must be >= 0, got -1",
+        ),
     ] {
         let out = pbf(args);
         let err = String::from_utf8_lossy(&out.stderr);
