@@ -111,13 +111,9 @@ struct ScalingArgs {
     quiet: bool,
 }
 
+/// How far to simulate: `--until T` or `--steps N` (default: to the scene's time.end).
 #[derive(Args)]
-struct CompareArgs {
-    /// Scene file (TOML), e.g. configs/dam_break.toml.
-    scene: PathBuf,
-    /// Output folder (default: out/<scene name>/).
-    #[arg(short, long, value_name = "DIR")]
-    output: Option<PathBuf>,
+struct Span {
     /// Stop at this simulated time in seconds (default: the scene's time.end).
     #[arg(
         long,
@@ -129,6 +125,17 @@ struct CompareArgs {
     /// Stop after this many steps.
     #[arg(long, value_name = "N")]
     steps: Option<u64>,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// Scene file (TOML), e.g. configs/dam_break.toml.
+    scene: PathBuf,
+    /// Output folder (default: out/<scene name>/).
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    span: Span,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -156,17 +163,8 @@ struct RunArgs {
     /// No progress display.
     #[arg(long)]
     quiet: bool,
-    /// Stop at this simulated time in seconds (default: the scene's time.end).
-    #[arg(
-        long,
-        value_name = "T",
-        conflicts_with = "steps",
-        allow_negative_numbers = true
-    )]
-    until: Option<f64>,
-    /// Stop after this many steps.
-    #[arg(long, value_name = "N")]
-    steps: Option<u64>,
+    #[command(flatten)]
+    span: Span,
     /// Neighbor search mode (default: the scene's search.mode).
     #[arg(long, value_enum)]
     search: Option<pbf::neighbors::SearchMode>,
@@ -454,7 +452,7 @@ fn load_scene(path: &std::path::Path, sets: &[String]) -> Result<Scene> {
 }
 
 /// Steps to run: `steps`, or up to `until` (default: the scene's end time).
-fn step_count(scene: &Scene, steps: Option<u64>, until: Option<f64>) -> Result<u64> {
+fn step_count(scene: &Scene, &Span { steps, until }: &Span) -> Result<u64> {
     if let Some(t) = until
         && !(t.is_finite() && t >= 0.0)
     {
@@ -582,7 +580,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     let scene = load_scene(&a.scene, &sets)?;
     let format = a.format.unwrap_or(scene.output.format);
-    let steps = step_count(&scene, a.steps, a.until)?;
+    let steps = step_count(&scene, &a.span)?;
     let dir = output_dir(&a.output, &scene.name)?;
     if format != Format::None {
         // Frames of an earlier run into this folder would sit beside ours (our series file
@@ -755,7 +753,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     let mut sets = a.set.clone();
     sets.push("search.mode=\"pruned\"".into());
     let scene = load_scene(&a.scene, &sets)?;
-    let steps = step_count(&scene, a.steps, a.until)?;
+    let steps = step_count(&scene, &a.span)?;
     if steps == 0 {
         return Err(input(anyhow::anyhow!(
             "nothing to compare: --steps / --until give 0 steps of {} s",
@@ -1070,7 +1068,13 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
         let mut finished = 0;
         'runs: for ((scene, solver), run) in scenes.iter().zip(&mut solvers).zip(&mut runs) {
             let until = run.track.seconds(t_last * 1.02).min(scene.time.end as f64);
-            let steps = step_count(scene, None, Some(until))?;
+            let steps = step_count(
+                scene,
+                &Span {
+                    steps: None,
+                    until: Some(until),
+                },
+            )?;
             if show {
                 eprintln!(
                     "{}: {}, column a = {:.4} m, n² = {:.3} (the experiment: 2), {steps} steps of {} s to T = {:.2}",
