@@ -416,6 +416,7 @@ impl Grid {
         // Chunks: one per thread (a stable sort, so the chunking never shows in the result).
         let chunks = rayon::current_num_threads().clamp(1, 64).min(n.max(1));
         let chunk_len = n.div_ceil(chunks).max(1);
+        let chunk = |c: usize| (c * chunk_len).min(n)..((c + 1) * chunk_len).min(n);
         self.hist.clear();
         self.hist.resize(chunks * cells, 0);
 
@@ -425,9 +426,7 @@ impl Grid {
             .par_chunks_mut(cells)
             .enumerate()
             .for_each(|(c, h)| {
-                let lo = (c * chunk_len).min(n);
-                let hi = ((c + 1) * chunk_len).min(n);
-                for &k in &keys[lo..hi] {
+                for &k in &keys[chunk(c)] {
                     h[k as usize] += 1;
                 }
             });
@@ -455,9 +454,8 @@ impl Grid {
             .par_chunks_mut(cells)
             .enumerate()
             .for_each(|(c, h)| {
-                let lo = (c * chunk_len).min(n);
-                let hi = ((c + 1) * chunk_len).min(n);
-                for (i, &k) in keys.iter().enumerate().take(hi).skip(lo) {
+                let range = chunk(c);
+                for (i, &k) in keys.iter().enumerate().take(range.end).skip(range.start) {
                     if let Some(&ahead) = keys.get(i + PREFETCH_AHEAD) {
                         // The slot the particle ahead will take (give or take a few).
                         let s = (h[ahead as usize] as usize).min(n - 1);
