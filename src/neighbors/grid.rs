@@ -233,11 +233,11 @@ impl GridSpec {
             // truncated: for t >= 0 that is floor(t). NaN goes to the low border (its
             // comparison fails), +inf to the high one. Branch-free, so a loop of it vectorizes.
             let lo = self.offset[a] as f64;
-            let hi = (self.offset[a] + self.dims[a] - 1) as f64;
+            // (Below 2^31 for any grid `new` makes; the cap keeps a hand-made spec defined too.)
+            let hi = ((self.offset[a] + self.dims[a] - 1) as f64).min(i32::MAX as f64);
             let t = if t >= lo { t } else { lo };
             let t = if t <= hi { t } else { hi };
-            // SAFETY: t is in [lo, hi], finite and below 2^31 (the cell limit bounds every
-            // grid's extent in cells).
+            // SAFETY: t is in [lo, hi]: finite, >= 0 and <= i32::MAX.
             (unsafe { t.to_int_unchecked::<i32>() }) as usize - self.offset[a]
         })
     }
