@@ -44,6 +44,8 @@ pub struct BenchReport {
     pub threads: usize,
     /// The search kernel that ran (see [`Kernel`]).
     pub kernel: Kernel,
+    /// The CPU it ran on ([`cpu_name`]).
+    pub cpu: String,
     pub reps: usize,
     pub cell_size: CellSize,
     pub grid_dims: [usize; 3],
@@ -54,6 +56,26 @@ pub struct BenchReport {
     pub candidate_reduction_pct: f64,
     /// 1 - pruned / unpruned median (construction + search), in percent.
     pub time_reduction_pct: f64,
+}
+
+/// The CPU this process runs on, to keep beside its timings: the model name with its family and
+/// model numbers (a VM may name only the vendor's line, e.g. "AMD EPYC"), from `/proc/cpuinfo`;
+/// `unknown` where that cannot be read.
+pub fn cpu_name() -> String {
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return "unknown".into();
+    };
+    let field = |key: &str| {
+        info.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim().to_string())
+        })
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(name), Some(f), Some(m)) => format!("{name} (family {f}, model {m})"),
+        (Some(name), _, _) => name,
+        _ => "unknown".into(),
+    }
 }
 
 /// Median of a non-empty slice.
@@ -129,6 +151,7 @@ pub fn bench_search(
         radius,
         threads: rayon::current_num_threads(),
         kernel: crate::neighbors::kernel_in_use(),
+        cpu: cpu_name(),
         reps,
         cell_size,
         grid_dims: spec.dims,

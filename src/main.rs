@@ -696,6 +696,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             "threads": threads,
             "search": scene.search.mode,
             "search_kernel": pbf::neighbors::kernel_in_use(),
+            "cpu": pbf::bench::cpu_name(),
             "phases_ms": {
                 "construction": ms(ph.construction),
                 "search": ms(ph.search),
@@ -770,12 +771,13 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         let spec = *solver.neighbor_search().grid().spec();
         let [nx, ny, nz] = spec.dims;
         let header = format!(
-            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads, {} search kernel",
+            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads, {} search kernel, {}",
             scene.name,
             scene.kernel_radius(),
             spec.cell,
             scene.time.dt,
-            pbf::neighbors::kernel_in_use()
+            pbf::neighbors::kernel_in_use(),
+            pbf::bench::cpu_name()
         );
         let stop = interrupt_flag();
         if !a.quiet {
@@ -837,6 +839,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
             "interrupted": interrupted,
             "threads": threads,
             "search_kernel": pbf::neighbors::kernel_in_use(),
+            "cpu": pbf::bench::cpu_name(),
             "kernel_radius": scene.kernel_radius(),
             "cell_size": scene.search.cell_size,
             "grid_dims": spec.dims,
@@ -984,6 +987,7 @@ fn cmd_scaling(a: ScalingArgs) -> Result<ExitCode> {
         "scaling.svg",
         &svg(&base.name, &rows).map_err(|e| anyhow::anyhow!(e))?,
     )?;
+    println!("{}", pbf::bench::cpu_name());
     print!("{}", table(&rows));
     println!(
         "wrote {} and {}",
@@ -1176,7 +1180,7 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
 
 fn print_report(r: &BenchReport) {
     println!(
-        "{} particles, radius {}, cell {} ({}x{}x{} cells), {} threads, {} kernel, median of {} reps",
+        "{} particles, radius {}, cell {} ({}x{}x{} cells), {} threads, {} kernel, median of {} reps, {}",
         r.particles,
         r.radius,
         match r.cell_size {
@@ -1188,7 +1192,8 @@ fn print_report(r: &BenchReport) {
         r.grid_dims[2],
         r.threads,
         r.kernel,
-        r.reps
+        r.reps,
+        r.cpu
     );
     println!(
         "{:<10} {:>15} {:>11} {:>11} {:>12} {:>11} {:>10}",

@@ -42,6 +42,17 @@ fn bench_search_json_on_a_lattice() {
     assert_eq!(v["threads"], 2);
     assert_eq!(v["identical"], true);
     assert!((v["radius"].as_f64().unwrap() - 0.04).abs() < 1e-6);
+    // The CPU is kept beside the timings: on Linux it starts with /proc/cpuinfo's model name.
+    let cpu = v["cpu"].as_str().expect("cpu recorded");
+    assert_eq!(cpu, pbf::bench::cpu_name());
+    if let Ok(info) = std::fs::read_to_string("/proc/cpuinfo")
+        && let Some(name) = info
+            .lines()
+            .find_map(|l| l.strip_prefix("model name"))
+            .map(|r| r.trim_start_matches([' ', '\t', ':']).trim())
+    {
+        assert!(cpu.starts_with(name), "{cpu} against {name}");
+    }
     let (p, u) = (&v["modes"]["pruned"], &v["modes"]["unpruned"]);
     for m in [p, u] {
         for key in [

@@ -304,6 +304,7 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     assert_eq!(summary["steps"], 40);
     assert_eq!(summary["frames"], 5);
     assert_eq!(summary["threads"], 2);
+    assert_eq!(summary["cpu"], pbf::bench::cpu_name());
     for k in ["construction", "search", "behavior", "output", "step"] {
         assert!(summary["phases_ms"][k]["mean"].as_f64().unwrap() >= 0.0);
     }
@@ -570,6 +571,7 @@ fn compare_times_both_modes_on_the_simulation_pbf_run_makes() {
         serde_json::from_str(&std::fs::read_to_string(cmp.join("compare.json")).unwrap()).unwrap();
     assert_eq!(j["identical"], true);
     assert_eq!(j["steps"], 6);
+    assert_eq!(j["cpu"], pbf::bench::cpu_name());
 
     // Timing the second mode must not change the simulation: pbf run, pruned, finds the same
     // neighbors step for step (their sum is in its summary).
