@@ -60,22 +60,25 @@ pub struct BenchReport {
 
 /// The CPU this process runs on, to keep beside its timings: the model name with its family and
 /// model numbers (a VM may name only the vendor's line, e.g. "AMD EPYC"), from `/proc/cpuinfo`;
-/// `unknown` where that cannot be read.
-pub fn cpu_name() -> String {
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
-        return "unknown".into();
-    };
-    let field = |key: &str| {
-        info.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
-    match (field("model name"), field("cpu family"), field("model")) {
-        (Some(name), Some(f), Some(m)) => format!("{name} (family {f}, model {m})"),
-        (Some(name), _, _) => name,
-        _ => "unknown".into(),
-    }
+/// `unknown` where that cannot be read. Read once per process.
+pub fn cpu_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return "unknown".into();
+        };
+        let field = |key: &str| {
+            info.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+        };
+        match (field("model name"), field("cpu family"), field("model")) {
+            (Some(name), Some(f), Some(m)) => format!("{name} (family {f}, model {m})"),
+            (Some(name), _, _) => name,
+            _ => "unknown".into(),
+        }
+    })
 }
 
 /// Median of a non-empty slice.
@@ -151,7 +154,7 @@ pub fn bench_search(
         radius,
         threads: rayon::current_num_threads(),
         kernel: crate::neighbors::kernel_in_use(),
-        cpu: cpu_name(),
+        cpu: cpu_name().to_string(),
         reps,
         cell_size,
         grid_dims: spec.dims,

@@ -452,7 +452,7 @@ fn load_scene(path: &std::path::Path, sets: &[String]) -> Result<Scene> {
 }
 
 /// Steps to run: `steps`, or up to `until` (default: the scene's end time).
-fn step_count(scene: &Scene, &Span { steps, until }: &Span) -> Result<u64> {
+fn step_count(scene: &Scene, steps: Option<u64>, until: Option<f64>) -> Result<u64> {
     if let Some(t) = until
         && !(t.is_finite() && t >= 0.0)
     {
@@ -580,7 +580,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     }
     let scene = load_scene(&a.scene, &sets)?;
     let format = a.format.unwrap_or(scene.output.format);
-    let steps = step_count(&scene, &a.span)?;
+    let steps = step_count(&scene, a.span.steps, a.span.until)?;
     let dir = output_dir(&a.output, &scene.name)?;
     if format != Format::None {
         // Frames of an earlier run into this folder would sit beside ours (our series file
@@ -754,7 +754,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     let mut sets = a.set.clone();
     sets.push("search.mode=\"pruned\"".into());
     let scene = load_scene(&a.scene, &sets)?;
-    let steps = step_count(&scene, &a.span)?;
+    let steps = step_count(&scene, a.span.steps, a.span.until)?;
     if steps == 0 {
         return Err(input(anyhow::anyhow!(
             "nothing to compare: --steps / --until give 0 steps of {} s",
@@ -1072,13 +1072,7 @@ fn cmd_validate(a: ValidateArgs) -> Result<ExitCode> {
         let mut finished = 0;
         'runs: for ((scene, solver), run) in scenes.iter().zip(&mut solvers).zip(&mut runs) {
             let until = run.track.seconds(t_last * 1.02).min(scene.time.end as f64);
-            let steps = step_count(
-                scene,
-                &Span {
-                    steps: None,
-                    until: Some(until),
-                },
-            )?;
+            let steps = step_count(scene, None, Some(until))?;
             if show {
                 eprintln!(
                     "{}: {}, column a = {:.4} m, n² = {:.3} (the experiment: 2), {steps} steps of {} s to T = {:.2}",
