@@ -223,8 +223,12 @@ impl NeighborLists {
     }
 }
 
-/// Width of one vector step: stencil particles tested per step, and particles per group.
+/// Width of one 8-lane vector step (portable and AVX2 kernels): stencil particles tested per
+/// step, and particles per group.
 const W: usize = 8;
+
+/// Most particles per group (the AVX-512 kernel's groups).
+const G: usize = 16;
 
 /// `COMPACT[m]` lists the set bits of `m` (ascending) in its first `popcount(m)` lanes.
 static COMPACT: [[u32; W]; 256] = {
@@ -338,12 +342,14 @@ impl Stencil {
 /// the same IEEE operations in the same order lane by lane, so they give bit-identical results.
 trait Lanes {
     /// Bit `k` of lane `l` set when group particle `l` (slot `g + l`) is within `h2` of
-    /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for eight particles, same operations in
+    /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for the group's particles, same operations in
     /// the same order, so the same exactness argument holds (a rejected box holds no neighbor).
     /// This is each particle's own mask of kept cells, for one word of stencil units.
     ///
+    /// Only the first [`GROUP`](Self::GROUP) lanes are computed.
+    ///
     /// # Safety
-    /// `g + 8 <= pos.x.len()` (the padding guarantees it for any data slot `g`), and
+    /// `g + GROUP <= pos.x.len()` (the padding guarantees it for any data slot `g`), and
     /// `keys.len() <= 32`.
     unsafe fn box_word(
         pos: &SoaPositions,
@@ -351,7 +357,11 @@ trait Lanes {
         boxes: &[Aabb],
         keys: &[u32],
         h2: f32,
-    ) -> [u32; W];
+    ) -> [u32; G];
+
+    /// Particles per group (at most [`G`]): those of one cell that share a stencil and its box
+    /// tests.
+    const GROUP: usize;
 
     /// Slots scanned by one distance step.
     const STEP: usize;
@@ -382,9 +392,9 @@ impl Lanes for Portable {
         boxes: &[Aabb],
         keys: &[u32],
         h2: f32,
-    ) -> [u32; W] {
+    ) -> [u32; G] {
         let gp = [lanes(&pos.x, g), lanes(&pos.y, g), lanes(&pos.z, g)];
-        let mut acc = [0u32; W];
+        let mut acc = [0u32; G];
         for (k, &key) in keys.iter().enumerate() {
             let b = &boxes[key as usize];
             let (mn, mx) = (b.min.to_array(), b.max.to_array());
@@ -401,6 +411,8 @@ impl Lanes for Portable {
         }
         acc
     }
+
+    const GROUP: usize = W;
 
     const STEP: usize = W;
 
@@ -442,8 +454,12 @@ impl<const AVX512: bool> Lanes for X86<AVX512> {
         boxes: &[Aabb],
         keys: &[u32],
         h2: f32,
-    ) -> [u32; W] {
+    ) -> [u32; G] {
         use std::arch::x86_64::*;
+        if AVX512 {
+            // SAFETY: only reached from AVX-512 code after the CPU check; as this fn.
+            return unsafe { box_word_avx512(pos, g, boxes, keys, h2) };
+        }
         debug_assert!(g + W <= pos.x.len() && keys.len() <= 32);
         // SAFETY: called only from AVX2-enabled code after the CPU check; 8 loads in bounds.
         // `_mm256_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
@@ -469,11 +485,13 @@ impl<const AVX512: bool> Lanes for X86<AVX512> {
                 acc = _mm256_or_si256(acc, _mm256_and_si256(near, bit));
                 bit = _mm256_add_epi32(bit, bit);
             }
-            let mut out = [0u32; W];
+            let mut out = [0u32; G];
             _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, acc);
             out
         }
     }
+
+    const GROUP: usize = if AVX512 { G } else { W };
 
     const STEP: usize = if AVX512 { 16 } else { W };
 
@@ -509,6 +527,53 @@ impl<const AVX512: bool> Lanes for X86<AVX512> {
             _mm256_storeu_si256(dst as *mut __m256i, v);
             m.count_ones() as usize
         }
+    }
+}
+
+/// The AVX-512 box tests of [`X86`]: sixteen particles per group (so a cell of 9 to 16 particles
+/// is one group, not two, and shares one set of box tests), the same operations in the same order
+/// as [`Aabb::dist2`] lane by lane.
+///
+/// # Safety
+/// The CPU supports AVX-512 F + VL; `g + 16 <= pos.x.len()`; `keys.len() <= 32`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn box_word_avx512(
+    pos: &SoaPositions,
+    g: usize,
+    boxes: &[Aabb],
+    keys: &[u32],
+    h2: f32,
+) -> [u32; G] {
+    use std::arch::x86_64::*;
+    debug_assert!(g + G <= pos.x.len() && keys.len() <= 32);
+    // SAFETY: 16 loads in bounds (padding); `_mm512_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
+    unsafe {
+        let gx = _mm512_loadu_ps(pos.x.as_ptr().add(g));
+        let gy = _mm512_loadu_ps(pos.y.as_ptr().add(g));
+        let gz = _mm512_loadu_ps(pos.z.as_ptr().add(g));
+        let zero = _mm512_setzero_ps();
+        let hh = _mm512_set1_ps(h2);
+        let mut acc = _mm512_setzero_si512();
+        let mut bit = _mm512_set1_epi32(1);
+        for &key in keys {
+            let b = &boxes[key as usize];
+            let (mn, mx) = (b.min.to_array(), b.max.to_array());
+            let axis = |x: __m512, a: usize| {
+                let below = _mm512_sub_ps(_mm512_set1_ps(mn[a]), x);
+                let above = _mm512_sub_ps(x, _mm512_set1_ps(mx[a]));
+                let e = _mm512_max_ps(_mm512_max_ps(below, above), zero);
+                _mm512_mul_ps(e, e)
+            };
+            let d2 = _mm512_add_ps(_mm512_add_ps(axis(gx, 0), axis(gy, 1)), axis(gz, 2));
+            let near = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, hh);
+            acc = _mm512_mask_or_epi32(acc, near, acc, bit);
+            bit = _mm512_add_epi32(bit, bit);
+        }
+        let mut out = [0u32; G];
+        _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc);
+        out
     }
 }
 
@@ -573,9 +638,9 @@ type BlockArgs<'a> = (
 );
 
 /// Grid search over one block, cell-centric:
-/// 1. the block's particles are walked in cell order, in groups of up to 8 of the same cell,
-///    which share one stencil;
-/// 2. (pruned) each stencil cell's box is tested against the whole group in one 8-wide step, and
+/// 1. the block's particles are walked in cell order, in groups of up to `L::GROUP` (8, or 16
+///    with AVX-512) of the same cell, which share one stencil;
+/// 2. (pruned) each stencil cell's box is tested against the whole group in one vector step, and
 ///    the results are accumulated into each particle's own bit mask of kept cells (unpruned: every
 ///    unit is kept);
 /// 3. each particle then walks its kept units in ascending order, joining kept cells that are
@@ -604,16 +669,18 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
     let mut cur = u32::MAX;
     let mut i0 = lo;
     // Per-particle masks of kept units, 32 units per word (MAX_UNITS <= 128).
-    let mut masks = [[0u32; W]; MAX_UNITS.div_ceil(32)];
+    let mut masks = [[0u32; G]; MAX_UNITS.div_ceil(32)];
     while i0 < hi {
         let key = keys[i0];
         if key != cur {
             stencil.build::<PRUNE>(grid, key as usize);
             cur = key;
         }
-        let g1 = (i0 + W).min(hi).min(cell_start[key as usize + 1] as usize);
+        let g1 = (i0 + L::GROUP)
+            .min(hi)
+            .min(cell_start[key as usize + 1] as usize);
         let gn = g1 - i0;
-        debug_assert!(i0 + W <= pos.x.len());
+        debug_assert!(i0 + L::GROUP <= pos.x.len());
         let units = stencil.n;
         let words = units.div_ceil(32);
 
@@ -621,10 +688,10 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
         for (w, acc) in masks[..words].iter_mut().enumerate() {
             let (u0, u1) = (32 * w, (32 * w + 32).min(units));
             if PRUNE {
-                // SAFETY: i0 is a data slot, so i0 + 8 is within the padded arrays.
+                // SAFETY: i0 is a data slot, so i0 + GROUP is within the padded arrays.
                 *acc = unsafe { L::box_word(pos, i0, boxes, &stencil.key[u0..u1], h2) };
             } else {
-                *acc = [u32::MAX >> (32 - (u1 - u0)); W];
+                *acc = [u32::MAX >> (32 - (u1 - u0)); G];
             }
         }
 
