@@ -63,6 +63,55 @@ fn check_all(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) {
 /// Serializes the tests that switch the process-wide kernel choice.
 static KERNEL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The paper's counters of a pruned search, counted here from scratch: every non-empty cell of a
+/// particle's stencil is visited; it is pruned when the squared distance from the particle to the
+/// bounding box of the cell's particles (Ericson: the squared excess per axis, summed
+/// `(x + y) + z`) exceeds h², and its particles are candidates otherwise.
+/// Returns (candidates, cells visited, cells pruned).
+fn pruned_counters(ns: &NeighborSearch) -> (u64, u64, u64) {
+    let grid = ns.grid();
+    let spec = grid.spec();
+    let start = grid.cell_start();
+    let pts = sorted_points(ns);
+    let r = spec.cell_size.reach() as i64;
+    let h2 = spec.radius * spec.radius;
+    let (mut candidates, mut visited, mut pruned) = (0u64, 0u64, 0u64);
+    for (i, p) in pts.iter().enumerate() {
+        let c = spec.coords_of(grid.sorted_keys()[i] as usize);
+        for dz in -r..=r {
+            for dy in -r..=r {
+                for dx in -r..=r {
+                    let q = [c[0] as i64 + dx, c[1] as i64 + dy, c[2] as i64 + dz];
+                    if (0..3).any(|a| q[a] < 0 || q[a] >= spec.dims[a] as i64) {
+                        continue;
+                    }
+                    let key = spec.key_of(q.map(|v| v as usize));
+                    let (s, e) = (start[key] as usize, start[key + 1] as usize);
+                    if e == s {
+                        continue;
+                    }
+                    visited += 1;
+                    let (mut lo, mut hi) = (pts[s], pts[s]);
+                    for q in &pts[s..e] {
+                        lo = lo.min(*q);
+                        hi = hi.max(*q);
+                    }
+                    let ex = |a: usize| {
+                        let d = (lo[a] - p[a]).max(p[a] - hi[a]).max(0.0);
+                        d * d
+                    };
+                    if (ex(0) + ex(1)) + ex(2) <= h2 {
+                        candidates += (e - s) as u64;
+                    } else {
+                        pruned += 1;
+                    }
+                }
+            }
+        }
+    }
+    (candidates, visited, pruned)
+}
+
 fn check_kernel(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) {
     let mut stats = Vec::new();
     let mut expected = None;
@@ -71,6 +120,14 @@ fn check_kernel(points: &[Vec3A], spec: GridSpec) -> (SearchStats, SearchStats) 
         ns.build(points);
         let st = ns.search();
         assert_eq!(ns.lists().len(), points.len());
+        if mode == SearchMode::Pruned {
+            assert_eq!(
+                (st.candidates, st.cells_visited, st.cells_pruned),
+                pruned_counters(&ns),
+                "pruned counters (candidates, cells visited, cells pruned) differ from a count \
+                 from scratch"
+            );
+        }
         let exp = expected.get_or_insert_with(|| reference(&sorted_points(&ns), spec.radius));
         let got = lists(&ns);
         for (i, (g, e)) in got.iter().zip(exp.iter()).enumerate() {
