@@ -270,10 +270,7 @@ struct Stencil {
     /// Bit `u % 32` of word `u / 32` is set when unit `u`'s key follows unit `u - 1`'s (pruned:
     /// neighboring cells of one row, whose slots are one range).
     cont: [u32; MAX_UNITS.div_ceil(32)],
-    /// Pruned: `side[0]` has bit `u` set when unit `u` lies in the stencil of the first cell of
-    /// the span, `side[1]` when in the second's (see [`build`](Self::build)'s `span`).
-    side: [[u32; MAX_UNITS.div_ceil(32)]; 2],
-    /// Non-empty cells in the stencil (for the counters; unpruned only).
+    /// Non-empty cells in the stencil (for the counters).
     nonempty: u64,
     /// Particles in the stencil: an upper bound on one particle's neighbors.
     total: usize,
@@ -287,25 +284,19 @@ impl Stencil {
             start: [0; MAX_UNITS],
             end: [0; MAX_UNITS],
             cont: [0; MAX_UNITS.div_ceil(32)],
-            side: [[0; MAX_UNITS.div_ceil(32)]; 2],
             nonempty: 0,
             total: 0,
         }
     }
 
-    /// The stencil of cell `key` or, pruned, with `span = 2`, of the cells `key` and `key + 1`
-    /// (neighbors in one row) together: the union of their stencils, one more cell per row.
     #[inline(always)]
-    fn build<const PRUNE: bool>(&mut self, grid: &Grid, key: usize, span: usize) {
+    fn build<const PRUNE: bool>(&mut self, grid: &Grid, key: usize) {
         let spec = grid.spec();
         let start = grid.cell_start();
         let r = spec.cell_size.reach();
         let [cx, cy, cz] = spec.coords_of(key);
         let [nx, ny, nz] = spec.dims;
-        let (x0, x1) = (cx.saturating_sub(r), (cx + r + span - 1).min(nx - 1));
-        if PRUNE {
-            self.side = [[0; MAX_UNITS.div_ceil(32)]; 2];
-        }
+        let (x0, x1) = (cx.saturating_sub(r), (cx + r).min(nx - 1));
         let mut n = 0;
         let mut total = 0;
         let mut nonempty = 0;
@@ -315,14 +306,10 @@ impl Stencil {
                 let cells = &start[row + x0..=row + x1 + 1];
                 if PRUNE {
                     for (k, w) in cells.windows(2).enumerate() {
-                        let x = x0 + k;
-                        self.key[n] = (row + x) as u32;
+                        self.key[n] = (row + x0 + k) as u32;
                         self.start[n] = w[0];
                         self.end[n] = w[1];
-                        let full = w[1] > w[0];
-                        self.side[0][n / 32] |= ((full && x <= cx + r) as u32) << (n % 32);
-                        self.side[1][n / 32] |= ((full && x + r > cx) as u32) << (n % 32);
-                        n += full as usize;
+                        n += (w[1] > w[0]) as usize;
                     }
                 } else {
                     for w in cells.windows(2) {
@@ -679,33 +666,19 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
     let boxes = aabbs.unwrap_or(&[]);
     let mut st = SearchStats::default();
     let mut stencil = Stencil::new();
-    let mut cur = (u32::MAX, 0);
+    let mut cur = u32::MAX;
     let mut i0 = lo;
     // Per-particle masks of kept units, 32 units per word (MAX_UNITS <= 128).
     let mut masks = [[0u32; G]; MAX_UNITS.div_ceil(32)];
-    let nx = grid.spec().dims[0] as u32;
-    let pair = PRUNE && grid.spec().cell_size.reach() == 1;
     while i0 < hi {
         let key = keys[i0];
-        let cend = cell_start[key as usize + 1] as usize;
-        let mut g1 = (i0 + L::GROUP).min(hi).min(cend);
-        // Pruned: when the group ends with its cell and the next cell of the row fits in it
-        // too, the two cells are one group (one stencil, one set of box tests), each particle
-        // keeping only the units of its own cell's stencil. Particles in `[i0, split)` are in
-        // cell `key`, the rest in `key + 1`.
-        let split = g1;
-        let mut span = 1;
-        if pair && g1 == cend && (key + 1) % nx != 0 {
-            let next_end = cell_start[key as usize + 2] as usize;
-            if next_end > cend && next_end <= hi && next_end - i0 <= L::GROUP {
-                span = 2;
-                g1 = next_end;
-            }
+        if key != cur {
+            stencil.build::<PRUNE>(grid, key as usize);
+            cur = key;
         }
-        if (key, span) != cur {
-            stencil.build::<PRUNE>(grid, key as usize, span);
-            cur = (key, span);
-        }
+        let g1 = (i0 + L::GROUP)
+            .min(hi)
+            .min(cell_start[key as usize + 1] as usize);
         let gn = g1 - i0;
         debug_assert!(i0 + L::GROUP <= pos.x.len());
         let units = stencil.n;
@@ -717,11 +690,6 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
             if PRUNE {
                 // SAFETY: i0 is a data slot, so i0 + GROUP is within the padded arrays.
                 *acc = unsafe { L::box_word(pos, i0, boxes, &stencil.key[u0..u1], h2) };
-                if span == 2 {
-                    for (i, a) in acc[..gn].iter_mut().enumerate() {
-                        *a &= stencil.side[(i0 + i >= split) as usize][w];
-                    }
-                }
             } else {
                 *acc = [u32::MAX >> (32 - (u1 - u0)); G];
             }
@@ -770,17 +738,9 @@ fn grid_block<const PRUNE: bool, L: Lanes>(
         // SAFETY: slots up to `at` were written above, within the reserved capacity.
         unsafe { out.set_len(at) };
         st.candidates += tested;
-        // Non-empty cells in each particle's own stencil (pruned: its units).
-        let visited = if span == 2 {
-            let side = |k: usize| stencil.side[k].iter().map(|w| w.count_ones() as u64).sum();
-            let (a, b): (u64, u64) = (side(0), side(1));
-            a * (split - i0) as u64 + b * (g1 - split) as u64
-        } else {
-            stencil.nonempty * gn as u64
-        };
-        st.cells_visited += visited;
+        st.cells_visited += stencil.nonempty * gn as u64;
         if PRUNE {
-            st.cells_pruned += visited - kept_units;
+            st.cells_pruned += units as u64 * gn as u64 - kept_units;
         }
         i0 = g1;
     }
