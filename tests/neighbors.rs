@@ -188,6 +188,13 @@ proptest! {
         check_all(&points, spec_around(&points, 0.04, cell));
     }
 
+    /// Cells of about 9-12 particles, whose stencil rows mostly hold at most 32: groups of more
+    /// than 8 particles in the AVX-512 kernel's flat walk, next to groups too crowded for it.
+    #[test]
+    fn crowded_cells(points in prop::collection::vec(vec3(), 900..1100), h in 0.2f32..0.24) {
+        check_all(&points, spec_around(&points, h, CellSize::H));
+    }
+
     /// A few tight clusters: crowded cells (more than 8 particles, so several vector steps per
     /// cell) next to empty ones.
     #[test]
