@@ -278,8 +278,9 @@ struct Stencil {
     /// Bit `3 r + dx + 1` set for each unit (pruned: non-empty cell), in unit order: where a
     /// unit's kept bit goes in the fixed 27-cell layout.
     pos27: u32,
-    /// The flat walk applies: a pruned 3 x 3 x 3 stencil whose rows each hold at most 32 slots.
-    flat: bool,
+    /// Steps per row of the flat walk: 2 or 3 for a pruned 3 x 3 x 3 stencil whose rows each
+    /// hold at most 32 or 48 slots; 0 when it does not apply.
+    flat: u8,
     /// Non-empty cells in the stencil (for the counters).
     nonempty: u64,
     /// Particles in the stencil: an upper bound on one particle's neighbors.
@@ -296,7 +297,7 @@ impl Stencil {
             cont: [0; MAX_UNITS.div_ceil(32)],
             bounds: [[0; 16]; 4],
             pos27: 0,
-            flat: false,
+            flat: 0,
             nonempty: 0,
             total: 0,
         }
@@ -365,7 +366,11 @@ impl Stencil {
         self.n = n;
         self.total = total;
         self.nonempty = if PRUNE { n as u64 } else { nonempty };
-        self.flat = flat && maxrow <= 32;
+        self.flat = match (flat, maxrow) {
+            (true, 0..=32) => 2,
+            (true, 33..=48) => 3,
+            _ => 0,
+        };
     }
 }
 
@@ -733,7 +738,7 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
         let dst = out.as_mut_ptr();
         let mut tested = 0u64;
         let mut kept_units = 0u64;
-        if cfg!(target_arch = "x86_64") && PRUNE && FLAT && stencil.flat {
+        if cfg!(target_arch = "x86_64") && PRUNE && FLAT && stencil.flat > 0 {
             #[cfg(target_arch = "x86_64")]
             {
                 let mut kept = [0u32; G];
@@ -744,9 +749,16 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
                     *k = unsafe { std::arch::x86_64::_pdep_u32(m, stencil.pos27) };
                 }
                 let cs = &mut counts[i0 - lo..i0 - lo + gn];
-                // SAFETY: as above; the stencil's rows hold at most 32 slots each (`flat`);
+                // SAFETY: as above; the stencil's rows hold at most 16 * `flat` slots each;
                 // `out` has room for gn * stencil.total + 16 more indices.
-                let (a, t) = unsafe { flat_walk(pos, i0, &kept[..gn], &stencil, h2, dst, at, cs) };
+                let (a, t) = unsafe {
+                    let kept = &kept[..gn];
+                    if stencil.flat == 2 {
+                        flat_walk::<2>(pos, i0, kept, &stencil, h2, dst, at, cs)
+                    } else {
+                        flat_walk::<3>(pos, i0, kept, &stencil, h2, dst, at, cs)
+                    }
+                };
                 at = a;
                 tested = t;
             }
@@ -801,23 +813,24 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
     st
 }
 
-/// The flat walk of one group (AVX-512, 3 x 3 x 3 stencils whose rows hold at most 32 slots).
+/// The flat walk of one group (AVX-512, 3 x 3 x 3 stencils whose rows hold at most 16 K slots,
+/// K = 2 or 3).
 ///
 /// The run walk of [`grid_block`] loops over each particle's runs and each run's steps, and the
 /// number of both varies from particle to particle as pruning keeps different cells: the loop
 /// exits are mispredicted about twice per particle. Here the group's steps are first listed,
 /// without branches, and then run in one loop, so the only varying loop is the group's.
-/// Measured with alternating binaries (bench-search, 5-6 runs each): pruned search 24.2 ->
-/// 23.3 ms on the 1M lattice, 3.96 -> 3.79 ms on a dam-break frame (2 threads).
+/// Measured with alternating binaries (bench-search, 5-6 runs each, 2 threads, two steps per
+/// row): pruned / unpruned search 0.863 -> 0.853 on the 1M lattice, 1.321 -> 1.244 on a
+/// dam-break frame.
 ///
 /// 1. For each particle, the stencil's nine rows are the lanes of a vector: from the kept bits
 ///    of the row's three cells, the row's run is `[start of the first kept cell, end of the last
 ///    kept cell)` (a pruned middle cell between two kept ones is scanned too: it holds no
 ///    neighbor, so the lists are the same; the candidate counter leaves it out). A run of up to
-///    32 slots is one or two 16-slot steps; each step is encoded in one `u32`
+///    16 K slots is up to K 16-slot steps; each step is encoded in one `u32`
 ///    (`slot << 8 | particle << 4 | slots - 1`: slots below 2^24), and the particle's steps
-///    are compacted, in
-///    ascending slot order, onto the group's list.
+///    are compacted, in ascending slot order, onto the group's list.
 /// 2. One loop runs the group's steps; a particle's steps are consecutive, so its hits go
 ///    straight to its list as in the run walk.
 ///
@@ -831,7 +844,7 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn flat_walk(
+unsafe fn flat_walk<const K: usize>(
     pos: &SoaPositions,
     i0: usize,
     kept: &[u32],
@@ -842,12 +855,12 @@ unsafe fn flat_walk(
     counts: &mut [u32],
 ) -> (usize, u64) {
     use std::arch::x86_64::*;
-    debug_assert!(stencil.flat && kept.len() <= G);
-    // Up to 16 particles x 9 rows x 2 steps, and a full 16-lane store past the last.
-    let mut steps = [std::mem::MaybeUninit::<u32>::uninit(); G * 18 + 16];
+    debug_assert!(stencil.flat as usize == K && kept.len() <= G);
+    // Up to 16 particles x 9 rows x K steps, and a full 16-lane store past the last.
+    let mut steps = [std::mem::MaybeUninit::<u32>::uninit(); G * 27 + 16];
     let mut n = 0usize;
-    // SAFETY: the caller's contract; each particle adds at most 18 steps, so every 16-lane
-    // store into `steps` starts below G * 18 and stays within the array.
+    // SAFETY: the caller's contract; each particle adds at most 9 K steps, so every 16-lane
+    // store into `steps` starts below G * 27 and stays within the array.
     unsafe {
         let b = |k: i32| {
             _mm512_setr_epi32(
@@ -877,6 +890,24 @@ unsafe fn flat_walk(
         // Interleave step 0 (a) and step 1 (b) of rows 0..8, then of row 8.
         let lo_idx = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
         let hi_idx = _mm512_setr_epi32(8, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        // Three steps per row: entry j is step j % 3 of row j / 3; first steps 0 and 1 are
+        // gathered from e0 and e1, then steps 2 from e2 (entries 0..16, then 16..27).
+        let idx3 = |from: usize, second: bool| {
+            let v: [i32; 16] = std::array::from_fn(|t| {
+                let j = from + t;
+                let (r, k) = ((j / 3).min(8) as i32, j % 3);
+                match (second, k) {
+                    (false, 0) => r,
+                    (false, 1) => 16 + r,
+                    (false, _) => 0,
+                    (true, 2) => 16 + r,
+                    (true, _) => t as i32,
+                }
+            });
+            _mm512_loadu_si512(v.as_ptr() as *const _)
+        };
+        let (ia01, ia2) = (idx3(0, false), idx3(0, true));
+        let (ib01, ib2) = (idx3(16, false), idx3(16, true));
         let mut tested = _mm512_setzero_si512();
         for (l, &m) in kept.iter().enumerate() {
             let m = _mm512_set1_epi32(m as i32);
@@ -910,10 +941,32 @@ unsafe fn flat_walk(
                 _mm512_or_si512(_mm512_slli_epi32::<8>(_mm512_add_epi32(s, sixteen)), tag),
                 _mm512_and_si512(n1, _mm512_set1_epi32(15)),
             );
-            let lo = _mm512_permutex2var_epi32(e0, lo_idx, e1);
-            let hi = _mm512_permutex2var_epi32(e0, hi_idx, e1);
-            let mlo = _pdep_u32(v0, 0x5555) | _pdep_u32(v1, 0xAAAA);
-            let mhi = ((v0 >> 8) & 1) | ((v1 >> 7) & 2);
+            let (lo, hi, mlo, mhi);
+            if K == 2 {
+                lo = _mm512_permutex2var_epi32(e0, lo_idx, e1);
+                hi = _mm512_permutex2var_epi32(e0, hi_idx, e1);
+                mlo = _pdep_u32(v0, 0x5555) | _pdep_u32(v1, 0xAAAA);
+                mhi = ((v0 >> 8) & 1) | ((v1 >> 7) & 2);
+            } else {
+                let v2 = _mm512_cmpgt_epi32_mask(len, _mm512_set1_epi32(32)) as u32;
+                let n2 = _mm512_sub_epi32(
+                    _mm512_min_epi32(_mm512_sub_epi32(len, _mm512_set1_epi32(32)), sixteen),
+                    one,
+                );
+                let s2 = _mm512_add_epi32(s, _mm512_set1_epi32(32));
+                let e2 = _mm512_or_si512(
+                    _mm512_or_si512(_mm512_slli_epi32::<8>(s2), tag),
+                    _mm512_and_si512(n2, _mm512_set1_epi32(15)),
+                );
+                let t = _mm512_permutex2var_epi32(e0, ia01, e1);
+                lo = _mm512_permutex2var_epi32(t, ia2, e2);
+                let t = _mm512_permutex2var_epi32(e0, ib01, e1);
+                hi = _mm512_permutex2var_epi32(t, ib2, e2);
+                let m = _pdep_u32(v0, 0x0124_9249)
+                    | _pdep_u32(v1, 0x0249_2492)
+                    | _pdep_u32(v2, 0x0492_4924);
+                (mlo, mhi) = (m & 0xFFFF, m >> 16);
+            }
             let p = steps.as_mut_ptr().add(n);
             _mm512_storeu_si512(p as *mut _, _mm512_maskz_compress_epi32(mlo as u16, lo));
             n += mlo.count_ones() as usize;
