@@ -338,8 +338,8 @@ impl Stencil {
                         self.key[n] = (row + x0 + k) as u32;
                         self.start[n] = w[0];
                         self.end[n] = w[1];
-                        if flat && w[1] > w[0] {
-                            self.pos27 |= 1 << (3 * fr + x0 + k + 1 - cx);
+                        if flat {
+                            self.pos27 |= ((w[1] > w[0]) as u32) << (3 * fr + x0 + k + 1 - cx);
                         }
                         n += (w[1] > w[0]) as usize;
                     }
@@ -355,7 +355,13 @@ impl Stencil {
                 total += (cells[cells.len() - 1] - cells[0]) as usize;
             }
         }
-        if PRUNE {
+        self.flat = match (flat, maxrow) {
+            (true, 0..=32) => 2,
+            (true, 33..=48) => 3,
+            _ => 0,
+        };
+        // The run walk's joins (the flat walk makes its runs from the rows).
+        if PRUNE && self.flat == 0 {
             self.cont = [0; MAX_UNITS.div_ceil(32)];
             for u in 1..n {
                 if self.key[u] == self.key[u - 1] + 1 {
@@ -366,11 +372,6 @@ impl Stencil {
         self.n = n;
         self.total = total;
         self.nonempty = if PRUNE { n as u64 } else { nonempty };
-        self.flat = match (flat, maxrow) {
-            (true, 0..=32) => 2,
-            (true, 33..=48) => 3,
-            _ => 0,
-        };
     }
 }
 
