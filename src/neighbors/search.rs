@@ -380,8 +380,9 @@ impl Stencil {
 /// the same IEEE operations in the same order lane by lane, so they give bit-identical results.
 trait Lanes {
     /// Bit `k` of lane `l` set when group particle `l` (slot `g + l`) is within `h2` of
-    /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for the group's particles, same operations in
-    /// the same order, so the same exactness argument holds (a rejected box holds no neighbor).
+    /// `boxes[keys[k]]` (up to 32 keys): [`Aabb::dist2`] for the group's particles, same
+    /// operations in the same order, so the same exactness argument holds (a rejected box holds
+    /// no neighbor).
     /// This is each particle's own mask of kept cells, for one word of stencil units.
     ///
     /// Only the first [`GROUP`](Self::GROUP) lanes are computed.
@@ -735,72 +736,33 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
 
         // 3. Distance steps straight into the lists.
         reserve(out, gn * stencil.total + L::STEP, i0 - lo, hi - lo);
-        let mut at = out.len();
         let dst = out.as_mut_ptr();
-        let mut tested = 0u64;
-        let mut kept_units = 0u64;
-        if cfg!(target_arch = "x86_64") && PRUNE && FLAT && stencil.flat > 0 {
+        let cs = &mut counts[i0 - lo..i0 - lo + gn];
+        let (at, tested, kept_units) = match () {
             #[cfg(target_arch = "x86_64")]
-            {
+            () if PRUNE && FLAT && stencil.flat > 0 => {
                 let mut kept = [0u32; G];
+                let mut kept_units = 0u64;
                 for (i, k) in kept[..gn].iter_mut().enumerate() {
                     let m = masks[0][i];
                     kept_units += m.count_ones() as u64;
                     // SAFETY: FLAT is only instantiated by the AVX-512 kernel (BMI2 checked).
                     *k = unsafe { std::arch::x86_64::_pdep_u32(m, stencil.pos27) };
                 }
-                let cs = &mut counts[i0 - lo..i0 - lo + gn];
+                let (at, kept) = (out.len(), &kept[..gn]);
                 // SAFETY: as above; the stencil's rows hold at most 16 * `flat` slots each;
                 // `out` has room for gn * stencil.total + 16 more indices.
-                let (a, t) = unsafe {
-                    let kept = &kept[..gn];
+                let (at, tested) = unsafe {
                     if stencil.flat == 2 {
                         flat_walk::<2>(pos, i0, kept, &stencil, h2, dst, at, cs)
                     } else {
                         flat_walk::<3>(pos, i0, kept, &stencil, h2, dst, at, cs)
                     }
                 };
-                at = a;
-                tested = t;
+                (at, tested, kept_units)
             }
-        } else {
-            for i in 0..gn {
-                let p = [pos.x[i0 + i], pos.y[i0 + i], pos.z[i0 + i]];
-                let mut len = 0usize;
-                for (w, acc) in masks[..words].iter().enumerate() {
-                    let m = acc[i];
-                    kept_units += m.count_ones() as u64;
-                    // Kept units that continue a run: kept, key-adjacent to the unit before, which
-                    // is kept too. Key-adjacent cells are slot-adjacent, so a run is one range.
-                    let more = m & stencil.cont[w] & (m << 1);
-                    let mut starts = m & !more;
-                    while starts != 0 {
-                        let s = starts.trailing_zeros();
-                        starts &= starts - 1;
-                        let run = (!(more >> s >> 1)).trailing_zeros() as usize;
-                        let u = 32 * w + s as usize;
-                        let (mut c, e) = (stencil.start[u], stencil.end[u + run]);
-                        tested += (e - c) as u64;
-                        // One step per STEP particles of the run.
-                        loop {
-                            let valid = (1u32 << (e - c).min(L::STEP as u32)) - 1;
-                            // SAFETY: c is a data slot (padding covers c + STEP); `out` has room
-                            // for gn * stencil.total + STEP more indices, and this particle has
-                            // written at most stencil.total of them before this write of STEP.
-                            len += unsafe {
-                                L::step(pos, c as usize, p, h2, valid, dst.add(at + len))
-                            };
-                            c += L::STEP as u32;
-                            if c >= e {
-                                break;
-                            }
-                        }
-                    }
-                }
-                at += len;
-                counts[i0 - lo + i] = at as u32;
-            }
-        }
+            () => run_walk::<L>(pos, i0, &masks[..words], &stencil, h2, dst, out.len(), cs),
+        };
         // SAFETY: slots up to `at` were written above, within the reserved capacity.
         unsafe { out.set_len(at) };
         st.candidates += tested;
@@ -812,6 +774,61 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
     }
     st.neighbors = out.len() as u64;
     st
+}
+
+/// The run walk of one group: each particle walks its kept units in ascending order, joining
+/// kept cells that are neighbors in one stencil row into one run (one slot range), and scans each
+/// run in steps of `L::STEP` slots whose hits go straight to its list. `masks[w][l]` is particle
+/// `i0 + l`'s kept units `32 w..`. Returns the new list length, the candidates tested and the
+/// kept units.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run_walk<L: Lanes>(
+    pos: &SoaPositions,
+    i0: usize,
+    masks: &[[u32; G]],
+    stencil: &Stencil,
+    h2: f32,
+    dst: *mut u32,
+    mut at: usize,
+    counts: &mut [u32],
+) -> (usize, u64, u64) {
+    let (mut tested, mut kept_units) = (0u64, 0u64);
+    for (i, count) in counts.iter_mut().enumerate() {
+        let p = [pos.x[i0 + i], pos.y[i0 + i], pos.z[i0 + i]];
+        let mut len = 0usize;
+        for (w, acc) in masks.iter().enumerate() {
+            let m = acc[i];
+            kept_units += m.count_ones() as u64;
+            // Kept units that continue a run: kept, key-adjacent to the unit before, which is
+            // kept too. Key-adjacent cells are slot-adjacent, so a run is one range.
+            let more = m & stencil.cont[w] & (m << 1);
+            let mut starts = m & !more;
+            while starts != 0 {
+                let s = starts.trailing_zeros();
+                starts &= starts - 1;
+                let run = (!(more >> s >> 1)).trailing_zeros() as usize;
+                let u = 32 * w + s as usize;
+                let (mut c, e) = (stencil.start[u], stencil.end[u + run]);
+                tested += (e - c) as u64;
+                // One step per STEP particles of the run.
+                loop {
+                    let valid = (1u32 << (e - c).min(L::STEP as u32)) - 1;
+                    // SAFETY: c is a data slot (padding covers c + STEP); the caller's `dst`
+                    // has room for counts.len() * stencil.total + STEP more indices, and this
+                    // particle has written at most stencil.total of them before this write.
+                    len += unsafe { L::step(pos, c as usize, p, h2, valid, dst.add(at + len)) };
+                    c += L::STEP as u32;
+                    if c >= e {
+                        break;
+                    }
+                }
+            }
+        }
+        at += len;
+        *count = at as u32;
+    }
+    (at, tested, kept_units)
 }
 
 /// The flat walk of one group (AVX-512, 3 x 3 x 3 stencils whose rows hold at most 16 K slots,
