@@ -270,17 +270,6 @@ struct Stencil {
     /// Bit `u % 32` of word `u / 32` is set when unit `u`'s key follows unit `u - 1`'s (pruned:
     /// neighboring cells of one row, whose slots are one range).
     cont: [u32; MAX_UNITS.div_ceil(32)],
-    /// For the flat walk (3 x 3 x 3 stencils only): the stencil's nine rows, `(dz, dy)` in
-    /// ascending key order, as lanes; `bounds[j][r]` is the first slot of cell `x - 1 + j` of row
-    /// `r` (so `bounds[0][r]..bounds[3][r]` is the whole row; rows and cells outside the grid are
-    /// empty ranges). Lanes 9.. are zero.
-    bounds: [[u32; 16]; 4],
-    /// Bit `3 r + dx + 1` set for each unit (pruned: non-empty cell), in unit order: where a
-    /// unit's kept bit goes in the fixed 27-cell layout.
-    pos27: u32,
-    /// Steps per row of the flat walk: 2 or 3 for a pruned 3 x 3 x 3 stencil whose rows each
-    /// hold at most 32 or 48 slots; 0 when it does not apply.
-    flat: u8,
     /// Non-empty cells in the stencil (for the counters).
     nonempty: u64,
     /// Particles in the stencil: an upper bound on one particle's neighbors.
@@ -295,16 +284,13 @@ impl Stencil {
             start: [0; MAX_UNITS],
             end: [0; MAX_UNITS],
             cont: [0; MAX_UNITS.div_ceil(32)],
-            bounds: [[0; 16]; 4],
-            pos27: 0,
-            flat: 0,
             nonempty: 0,
             total: 0,
         }
     }
 
     #[inline(always)]
-    fn build<const PRUNE: bool, const FLAT: bool>(&mut self, grid: &Grid, key: usize) {
+    fn build<const PRUNE: bool>(&mut self, grid: &Grid, key: usize) {
         let spec = grid.spec();
         let start = grid.cell_start();
         let r = spec.cell_size.reach();
@@ -314,33 +300,15 @@ impl Stencil {
         let mut n = 0;
         let mut total = 0;
         let mut nonempty = 0;
-        let flat = PRUNE && FLAT && r == 1;
-        let mut maxrow = 0;
-        if flat {
-            self.bounds = [[0; 16]; 4];
-            self.pos27 = 0;
-        }
         for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
             for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
                 let row = spec.key_of([0, y, z]);
                 let cells = &start[row + x0..=row + x1 + 1];
-                // Fixed row index (3 x 3 x 3 only).
-                let fr = (z + 1 - cz) * 3 + (y + 1 - cy);
-                if flat {
-                    for j in 0..4 {
-                        let x = (cx + j).saturating_sub(1).clamp(x0, x1 + 1);
-                        self.bounds[j][fr] = start[row + x];
-                    }
-                    maxrow = maxrow.max(cells[cells.len() - 1] - cells[0]);
-                }
                 if PRUNE {
                     for (k, w) in cells.windows(2).enumerate() {
                         self.key[n] = (row + x0 + k) as u32;
                         self.start[n] = w[0];
                         self.end[n] = w[1];
-                        if flat {
-                            self.pos27 |= ((w[1] > w[0]) as u32) << (3 * fr + x0 + k + 1 - cx);
-                        }
                         n += (w[1] > w[0]) as usize;
                     }
                 } else {
@@ -355,13 +323,8 @@ impl Stencil {
                 total += (cells[cells.len() - 1] - cells[0]) as usize;
             }
         }
-        self.flat = match (flat, maxrow) {
-            (true, 0..=32) => 2,
-            (true, 33..=48) => 3,
-            _ => 0,
-        };
-        // The run walk's joins (the flat walk makes its runs from the rows).
-        if PRUNE && self.flat == 0 {
+        // The run walk's joins.
+        if PRUNE {
             self.cont = [0; MAX_UNITS.div_ceil(32)];
             for u in 1..n {
                 if self.key[u] == self.key[u - 1] + 1 {
@@ -592,21 +555,11 @@ unsafe fn box_word_avx512(
         let gx = _mm512_loadu_ps(pos.x.as_ptr().add(g));
         let gy = _mm512_loadu_ps(pos.y.as_ptr().add(g));
         let gz = _mm512_loadu_ps(pos.z.as_ptr().add(g));
-        let zero = _mm512_setzero_ps();
         let hh = _mm512_set1_ps(h2);
         let mut acc = _mm512_setzero_si512();
         let mut bit = _mm512_set1_epi32(1);
         for &key in keys {
-            let b = &boxes[key as usize];
-            let (mn, mx) = (b.min.to_array(), b.max.to_array());
-            let axis = |x: __m512, a: usize| {
-                let below = _mm512_sub_ps(_mm512_set1_ps(mn[a]), x);
-                let above = _mm512_sub_ps(x, _mm512_set1_ps(mx[a]));
-                let e = _mm512_max_ps(_mm512_max_ps(below, above), zero);
-                _mm512_mul_ps(e, e)
-            };
-            let d2 = _mm512_add_ps(_mm512_add_ps(axis(gx, 0), axis(gy, 1)), axis(gz, 2));
-            let near = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, hh);
+            let near = box_near_avx512(gx, gy, gz, &boxes[key as usize], hh);
             acc = _mm512_mask_or_epi32(acc, near, acc, bit);
             bit = _mm512_add_epi32(bit, bit);
         }
@@ -614,6 +567,32 @@ unsafe fn box_word_avx512(
         _mm512_storeu_si512(out.as_mut_ptr() as *mut __m512i, acc);
         out
     }
+}
+
+/// Lanes of particles `(gx, gy, gz)` within `hh` (h^2 in every lane) of box `b`:
+/// [`Aabb::dist2`] lane by lane, the same operations in the same order.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn box_near_avx512(
+    gx: std::arch::x86_64::__m512,
+    gy: std::arch::x86_64::__m512,
+    gz: std::arch::x86_64::__m512,
+    b: &Aabb,
+    hh: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__mmask16 {
+    use std::arch::x86_64::*;
+    let (mn, mx) = (b.min.to_array(), b.max.to_array());
+    let zero = _mm512_setzero_ps();
+    // `_mm512_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
+    let axis = |x: __m512, a: usize| {
+        let below = _mm512_sub_ps(_mm512_set1_ps(mn[a]), x);
+        let above = _mm512_sub_ps(x, _mm512_set1_ps(mx[a]));
+        let e = _mm512_max_ps(_mm512_max_ps(below, above), zero);
+        _mm512_mul_ps(e, e)
+    };
+    let d2 = _mm512_add_ps(_mm512_add_ps(axis(gx, 0), axis(gy, 1)), axis(gz, 2));
+    _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, hh)
 }
 
 /// The AVX-512 distance step of [`X86`], a function of its own with the features enabled, so the mask
@@ -695,7 +674,7 @@ type BlockArgs<'a> = (
 /// less time than candidates.
 /// Nothing is allocated once the block's buffer has grown.
 #[inline(always)]
-fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
+fn grid_block<const PRUNE: bool, L: Lanes>(
     (grid, pos, aabbs, h2, lo, hi): BlockArgs,
     out: &mut Vec<u32>,
     counts: &mut [u32],
@@ -707,73 +686,76 @@ fn grid_block<const PRUNE: bool, const FLAT: bool, L: Lanes>(
     let mut stencil = Stencil::new();
     let mut cur = u32::MAX;
     let mut i0 = lo;
-    // Per-particle masks of kept units, 32 units per word (MAX_UNITS <= 128).
-    let mut masks = [[0u32; G]; MAX_UNITS.div_ceil(32)];
     while i0 < hi {
         let key = keys[i0];
         if key != cur {
-            stencil.build::<PRUNE, FLAT>(grid, key as usize);
+            stencil.build::<PRUNE>(grid, key as usize);
             cur = key;
         }
         let g1 = (i0 + L::GROUP)
             .min(hi)
             .min(cell_start[key as usize + 1] as usize);
-        let gn = g1 - i0;
-        debug_assert!(i0 + L::GROUP <= pos.x.len());
-        let units = stencil.n;
-        let words = units.div_ceil(32);
-
-        // 2. Each particle's kept units.
-        for (w, acc) in masks[..words].iter_mut().enumerate() {
-            let (u0, u1) = (32 * w, (32 * w + 32).min(units));
-            if PRUNE {
-                // SAFETY: i0 is a data slot, so i0 + GROUP is within the padded arrays.
-                *acc = unsafe { L::box_word(pos, i0, boxes, &stencil.key[u0..u1], h2) };
-            } else {
-                *acc = [u32::MAX >> (32 - (u1 - u0)); G];
-            }
-        }
-
-        // 3. Distance steps straight into the lists.
-        reserve(out, gn * stencil.total + L::STEP, i0 - lo, hi - lo);
-        let dst = out.as_mut_ptr();
-        let cs = &mut counts[i0 - lo..i0 - lo + gn];
-        let (at, tested, kept_units) = match () {
-            #[cfg(target_arch = "x86_64")]
-            () if PRUNE && FLAT && stencil.flat > 0 => {
-                let mut kept = [0u32; G];
-                let mut kept_units = 0u64;
-                for (i, k) in kept[..gn].iter_mut().enumerate() {
-                    let m = masks[0][i];
-                    kept_units += m.count_ones() as u64;
-                    // SAFETY: FLAT is only instantiated by the AVX-512 kernel (BMI2 checked).
-                    *k = unsafe { std::arch::x86_64::_pdep_u32(m, stencil.pos27) };
-                }
-                let (at, kept) = (out.len(), &kept[..gn]);
-                // SAFETY: as above; the stencil's rows hold at most 16 * `flat` slots each;
-                // `out` has room for gn * stencil.total + 16 more indices.
-                let (at, tested) = unsafe {
-                    if stencil.flat == 2 {
-                        flat_walk::<2>(pos, i0, kept, &stencil, h2, dst, at, cs)
-                    } else {
-                        flat_walk::<3>(pos, i0, kept, &stencil, h2, dst, at, cs)
-                    }
-                };
-                (at, tested, kept_units)
-            }
-            () => run_walk::<L>(pos, i0, &masks[..words], &stencil, h2, dst, out.len(), cs),
-        };
-        // SAFETY: slots up to `at` were written above, within the reserved capacity.
-        unsafe { out.set_len(at) };
-        st.candidates += tested;
-        st.cells_visited += stencil.nonempty * gn as u64;
-        if PRUNE {
-            st.cells_pruned += units as u64 * gn as u64 - kept_units;
-        }
+        group_run_walk::<PRUNE, L>(
+            pos,
+            boxes,
+            &stencil,
+            h2,
+            (i0, g1),
+            (lo, hi),
+            out,
+            counts,
+            &mut st,
+        );
         i0 = g1;
     }
     st.neighbors = out.len() as u64;
     st
+}
+
+/// Steps 2 and 3 of [`grid_block`] for one group, slots `g.0..g.1` of one cell (at most
+/// `L::GROUP`), in block `b`: the box tests (pruned) and the run walk, whose indices are appended
+/// to `out` and whose running totals go to `counts`; the counters are added to `st`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn group_run_walk<const PRUNE: bool, L: Lanes>(
+    pos: &SoaPositions,
+    boxes: &[Aabb],
+    stencil: &Stencil,
+    h2: f32,
+    (i0, g1): (usize, usize),
+    (lo, hi): (usize, usize),
+    out: &mut Vec<u32>,
+    counts: &mut [u32],
+    st: &mut SearchStats,
+) {
+    let gn = g1 - i0;
+    debug_assert!(gn <= L::GROUP && i0 + L::GROUP <= pos.x.len());
+    let units = stencil.n;
+    let words = units.div_ceil(32);
+    // 2. Each particle's kept units, 32 units per word (MAX_UNITS <= 128).
+    let mut masks = [[0u32; G]; MAX_UNITS.div_ceil(32)];
+    for (w, acc) in masks[..words].iter_mut().enumerate() {
+        let (u0, u1) = (32 * w, (32 * w + 32).min(units));
+        if PRUNE {
+            // SAFETY: i0 is a data slot, so i0 + GROUP is within the padded arrays.
+            *acc = unsafe { L::box_word(pos, i0, boxes, &stencil.key[u0..u1], h2) };
+        } else {
+            *acc = [u32::MAX >> (32 - (u1 - u0)); G];
+        }
+    }
+    // 3. Distance steps straight into the lists.
+    reserve(out, gn * stencil.total + L::STEP, i0 - lo, hi - lo);
+    let dst = out.as_mut_ptr();
+    let cs = &mut counts[i0 - lo..g1 - lo];
+    let (at, tested, kept_units) =
+        run_walk::<L>(pos, i0, &masks[..words], stencil, h2, dst, out.len(), cs);
+    // SAFETY: slots up to `at` were written above, within the reserved capacity.
+    unsafe { out.set_len(at) };
+    st.candidates += tested;
+    st.cells_visited += stencil.nonempty * gn as u64;
+    if PRUNE {
+        st.cells_pruned += units as u64 * gn as u64 - kept_units;
+    }
 }
 
 /// The run walk of one group: each particle walks its kept units in ascending order, joining
@@ -856,8 +838,10 @@ fn run_walk<L: Lanes>(
 /// Returns the new list length and the candidates tested (the kept cells' particles).
 ///
 /// # Safety
-/// AVX-512 F + VL and BMI2; `stencil.flat`; at most 2^24 slots; `kept.len() <= G`; `dst` has
-/// room for `at + kept.len() * stencil.total + 16` indices; slots `i0 + l` are data slots.
+/// AVX-512 F + VL and BMI2; `c` is a [`FlatStencil`]'s bounds, whose rows hold at most 16 K
+/// slots; at most 2^24 slots; `kept.len() <= G`; `dst` has room for
+/// `at + kept.len() * total + 16` indices (`total`: the stencil's particles); slots `i0 + l` are
+/// data slots.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
@@ -866,14 +850,14 @@ unsafe fn flat_walk<const K: usize>(
     pos: &SoaPositions,
     i0: usize,
     kept: &[u32],
-    stencil: &Stencil,
+    c: &[std::arch::x86_64::__m512i; 4],
     h2: f32,
     dst: *mut u32,
     mut at: usize,
     counts: &mut [u32],
 ) -> (usize, u64) {
     use std::arch::x86_64::*;
-    debug_assert!(stencil.flat as usize == K && kept.len() <= G);
+    debug_assert!(kept.len() <= G);
     // Up to 16 particles x 9 rows x K steps, and a full 16-lane store past the last.
     let mut steps = [std::mem::MaybeUninit::<u32>::uninit(); G * 27 + 16];
     let mut n = 0usize;
@@ -901,8 +885,6 @@ unsafe fn flat_walk<const K: usize>(
             )
         };
         let (b0, b1, b2) = (b(0), b(1), b(2));
-        let c: [__m512i; 4] =
-            std::array::from_fn(|j| _mm512_loadu_si512(stencil.bounds[j].as_ptr() as *const _));
         let sixteen = _mm512_set1_epi32(16);
         let one = _mm512_set1_epi32(1);
         // Interleave step 0 (a) and step 1 (b) of rows 0..8, then of row 8.
@@ -1009,6 +991,209 @@ unsafe fn flat_walk<const K: usize>(
     }
 }
 
+/// A pruned 3 x 3 x 3 stencil in the flat walk's layout (AVX-512). The nine rows `(dz, dy)`, in
+/// ascending key order (`r = 3 (dz + 1) + dy + 1`), are the lanes of four vectors:
+/// `c[j]` lane `r` is the first slot of cell `x - 1 + j` of row `r`, so `c[0]..c[3]` is the whole
+/// row and `c[j]..c[j + 1]` one cell. Rows and cells outside the grid are empty ranges; lanes
+/// 9.. are zero.
+#[cfg(target_arch = "x86_64")]
+struct FlatStencil {
+    c: [std::arch::x86_64::__m512i; 4],
+    /// Bit `3 r + j` set for each non-empty cell (so each such cell lies in the grid).
+    nonempty: u32,
+    /// Steps per row: 2 or 3 when every row holds at most 32 or 48 slots, else 0 (the run walk
+    /// takes the cell).
+    k: u32,
+    /// Particles in the stencil.
+    total: u32,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl FlatStencil {
+    /// The stencil of cell `key` at coordinates `[cx, cy, cz]`. Interior cells (the stencil
+    /// inside the grid) load each row's four bounds as one 128-bit load and transpose them;
+    /// border cells clamp cell by cell.
+    ///
+    /// # Safety
+    /// AVX-512 F + VL and BMI2; `key` is `[cx, cy, cz]`'s key in `spec`; `roff[r]` is row `r`'s
+    /// key offset from the cell's row (`dz nx ny + dy nx`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
+    unsafe fn new(grid: &Grid, key: usize, [cx, cy, cz]: [usize; 3], roff: &[isize; 9]) -> Self {
+        use std::arch::x86_64::*;
+        let spec = grid.spec();
+        let start = grid.cell_start();
+        let [nx, ny, nz] = spec.dims;
+        let interior =
+            cx >= 1 && cx + 2 <= nx && cy >= 1 && cy + 2 <= ny && cz >= 1 && cz + 2 <= nz;
+        // SAFETY (both branches): indices in bounds, see each.
+        let c: [__m512i; 4] = unsafe {
+            if interior {
+                // Row r's cells x - 1 ..= x + 2: keys key + roff[r] - 1 ..= key + roff[r] + 2,
+                // all within 0..=num_cells (x + 2 <= nx: at most the next row's first key, or
+                // num_cells at the very end); `start` has num_cells + 1 entries.
+                let base = start.as_ptr().add(key - 1);
+                let q = |r: usize| _mm_loadu_si128(base.offset(roff[r]) as *const __m128i);
+                let a = _mm512_inserti32x4::<1>(_mm512_castsi128_si512(q(0)), q(1));
+                let a = _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(a, q(2)), q(3));
+                let b = _mm512_inserti32x4::<1>(_mm512_castsi128_si512(q(4)), q(5));
+                let b = _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(b, q(6)), q(7));
+                let e = _mm512_castsi128_si512(q(8));
+                // Lane r < 8 of c[j] is entry 4 r + j of a:b; lane 8 is entry j of e.
+                let four = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0);
+                std::array::from_fn(|j| {
+                    let jj = _mm512_set1_epi32(j as i32);
+                    let v = _mm512_maskz_permutex2var_epi32(0xFF, a, _mm512_add_epi32(four, jj), b);
+                    _mm512_mask_permutexvar_epi32(v, 0x100, jj, e)
+                })
+            } else {
+                let mut bounds = [[0u32; 16]; 4];
+                let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(nx - 1));
+                for z in cz.saturating_sub(1)..=(cz + 1).min(nz - 1) {
+                    for y in cy.saturating_sub(1)..=(cy + 1).min(ny - 1) {
+                        let row = spec.key_of([0, y, z]);
+                        let r = (z + 1 - cz) * 3 + (y + 1 - cy);
+                        for (j, b) in bounds.iter_mut().enumerate() {
+                            // Cells outside the grid: clamped to an empty range at the row's end.
+                            let x = (cx + j).saturating_sub(1).clamp(x0, x1 + 1);
+                            b[r] = start[row + x];
+                        }
+                    }
+                }
+                std::array::from_fn(|j| _mm512_loadu_si512(bounds[j].as_ptr() as *const _))
+            }
+        };
+        let ne = |j: usize| _mm512_cmpgt_epu32_mask(c[j + 1], c[j]) as u32;
+        let nonempty = _pdep_u32(ne(0), 0x0124_9249)
+            | _pdep_u32(ne(1), 0x0249_2492)
+            | _pdep_u32(ne(2), 0x0492_4924);
+        let len = _mm512_sub_epi32(c[3], c[0]);
+        let k = match _mm512_reduce_max_epu32(len) {
+            0..=32 => 2,
+            33..=48 => 3,
+            _ => 0,
+        };
+        let total = _mm512_reduce_add_epi32(len) as u32;
+        FlatStencil {
+            c,
+            nonempty,
+            k,
+            total,
+        }
+    }
+}
+
+/// The pruned search of one block with the flat walk (AVX-512, 3 x 3 x 3 stencils): as
+/// [`grid_block`], but the stencil is a [`FlatStencil`] (no per-cell unit lists), the box tests
+/// run over its non-empty cells in the fixed 27-cell layout, and [`flat_walk`] lists and runs the
+/// steps. A cell whose stencil rows hold more than 48 slots takes the run walk.
+///
+/// # Safety
+/// AVX-512 F + VL and BMI2; a pruned search (`args.2` is `Some`); a 3 x 3 x 3 grid; at most
+/// 2^24 slots.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt,lzcnt")]
+unsafe fn grid_block_flat(
+    (grid, pos, aabbs, h2, lo, hi): BlockArgs,
+    out: &mut Vec<u32>,
+    counts: &mut [u32],
+) -> SearchStats {
+    use std::arch::x86_64::*;
+    let spec = grid.spec();
+    let keys = grid.sorted_keys();
+    let cell_start = grid.cell_start();
+    let boxes = aabbs.expect("pruned search");
+    let [nx, ny, _] = spec.dims;
+    debug_assert!(spec.cell_size.reach() == 1 && pos.x.len() <= 1 << 24);
+    // Key offsets of the stencil's rows and of its 27 cells (bit 3 r + j of `nonempty`).
+    let roff: [isize; 9] = std::array::from_fn(|r| {
+        ((r / 3) as isize - 1) * (nx * ny) as isize + ((r % 3) as isize - 1) * nx as isize
+    });
+    let off27: [isize; 27] = std::array::from_fn(|t| roff[t / 3] + (t % 3) as isize - 1);
+    let mut st = SearchStats::default();
+    let mut stencil = Stencil::new();
+    let mut flat = None;
+    let mut cur = u32::MAX;
+    let mut i0 = lo;
+    while i0 < hi {
+        let key = keys[i0];
+        if key != cur {
+            // SAFETY: this fn's features; key is a cell of this grid.
+            let fs = unsafe {
+                FlatStencil::new(grid, key as usize, spec.coords_of(key as usize), &roff)
+            };
+            if fs.k == 0 {
+                stencil.build::<true>(grid, key as usize);
+            }
+            flat = Some(fs);
+            cur = key;
+        }
+        let g1 = (i0 + G).min(hi).min(cell_start[key as usize + 1] as usize);
+        let gn = g1 - i0;
+        let fs = flat.as_ref().expect("built above");
+        if fs.k == 0 {
+            group_run_walk::<true, X86<true>>(
+                pos,
+                boxes,
+                &stencil,
+                h2,
+                (i0, g1),
+                (lo, hi),
+                out,
+                counts,
+                &mut st,
+            );
+            i0 = g1;
+            continue;
+        }
+        // Box tests of the group against the non-empty cells: each particle's kept cells, in
+        // the 27-cell layout. The same operations as `box_word_avx512`.
+        // SAFETY: i0 is a data slot, so i0 + 16 is within the padded arrays; a non-empty cell
+        // lies in the grid, so its key indexes `boxes`.
+        let kept = unsafe {
+            let gx = _mm512_loadu_ps(pos.x.as_ptr().add(i0));
+            let gy = _mm512_loadu_ps(pos.y.as_ptr().add(i0));
+            let gz = _mm512_loadu_ps(pos.z.as_ptr().add(i0));
+            let hh = _mm512_set1_ps(h2);
+            let mut acc = _mm512_setzero_si512();
+            let mut m = fs.nonempty;
+            while m != 0 {
+                let t = m.trailing_zeros();
+                m &= m - 1;
+                let b = boxes.get_unchecked((key as isize + off27[t as usize]) as usize);
+                let near = box_near_avx512(gx, gy, gz, b, hh);
+                acc = _mm512_mask_or_epi32(acc, near, acc, _mm512_set1_epi32(1 << t));
+            }
+            let mut kept = [0u32; G];
+            _mm512_storeu_si512(kept.as_mut_ptr() as *mut __m512i, acc);
+            kept
+        };
+        let kept = &kept[..gn];
+        let kept_units: u64 = kept.iter().map(|m| m.count_ones() as u64).sum();
+        reserve(out, gn * fs.total as usize + 16, i0 - lo, hi - lo);
+        let dst = out.as_mut_ptr();
+        let cs = &mut counts[i0 - lo..g1 - lo];
+        // SAFETY: this fn's features; rows of at most 16 k slots; `out` has room for
+        // gn * total + 16 more indices.
+        let (at, tested) = unsafe {
+            if fs.k == 2 {
+                flat_walk::<2>(pos, i0, kept, &fs.c, h2, dst, out.len(), cs)
+            } else {
+                flat_walk::<3>(pos, i0, kept, &fs.c, h2, dst, out.len(), cs)
+            }
+        };
+        // SAFETY: slots up to `at` were written above, within the reserved capacity.
+        unsafe { out.set_len(at) };
+        let units = fs.nonempty.count_ones() as u64;
+        st.candidates += tested;
+        st.cells_visited += units * gn as u64;
+        st.cells_pruned += units * gn as u64 - kept_units;
+        i0 = g1;
+    }
+    st.neighbors = out.len() as u64;
+    st
+}
+
 /// [`grid_block`] compiled for AVX2 (chosen at run time). Float operations are the same IEEE
 /// operations in the same order (Rust never contracts to FMA), so results are bit-identical.
 #[cfg(target_arch = "x86_64")]
@@ -1018,7 +1203,7 @@ fn grid_block_avx2<const PRUNE: bool>(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
-    grid_block::<PRUNE, false, X86<false>>(args, out, counts)
+    grid_block::<PRUNE, X86<false>>(args, out, counts)
 }
 
 /// [`grid_block`] compiled for AVX-512 (chosen at run time): 16-slot distance steps, compaction
@@ -1030,13 +1215,14 @@ fn grid_block_avx512<const PRUNE: bool>(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
-    // Pruned: the flat walk (see `flat_walk`), whose steps hold slots in 24 bits. Unpruned: the
-    // run walk; its walks are alike from particle to particle, so listing steps first only
-    // costs (measured: unpruned 28.1 -> 32.8 ms on the 1M lattice).
-    if PRUNE && args.1.x.len() <= 1 << 24 {
-        grid_block::<PRUNE, true, X86<true>>(args, out, counts)
+    // Pruned, 3 x 3 x 3: the flat walk (see `flat_walk`), whose steps hold slots in 24 bits.
+    // Unpruned: the run walk; its walks are alike from particle to particle, so listing steps
+    // first only costs (measured: unpruned 28.1 -> 32.8 ms on the 1M lattice).
+    if PRUNE && args.1.x.len() <= 1 << 24 && args.0.spec().cell_size.reach() == 1 {
+        // SAFETY: this fn's features are those `grid_block_flat` needs.
+        unsafe { grid_block_flat(args, out, counts) }
     } else {
-        grid_block::<PRUNE, false, X86<true>>(args, out, counts)
+        grid_block::<PRUNE, X86<true>>(args, out, counts)
     }
 }
 
@@ -1253,8 +1439,8 @@ pub fn search(
                 }
                 let _ = kernel;
                 match aabbs {
-                    Some(_) => grid_block::<true, false, Portable>(args, out, counts),
-                    None => grid_block::<false, false, Portable>(args, out, counts),
+                    Some(_) => grid_block::<true, Portable>(args, out, counts),
+                    None => grid_block::<false, Portable>(args, out, counts),
                 }
             })
         }
