@@ -327,6 +327,10 @@ pub struct Grid {
     cell_start: Vec<u32>,
     /// Per-cell AABB (valid after [`Grid::gather_sorted`] with boxes).
     aabbs: Vec<Aabb>,
+    /// The same boxes by axis: `box_axes[a * cells + c]` is cell `c`'s min (`a` = 0, 1, 2: x,
+    /// y, z) or max (`a` = 3, 4, 5), plus [`BOX_AXES_PAD`] padding floats, so a row's cells load
+    /// as one vector. See [`Grid::box_axes`].
+    box_axes: Vec<f32>,
     /// One histogram per chunk, chunk-major (`hist[chunk * cells + cell]`).
     hist: Vec<u32>,
     aabbs_valid: bool,
@@ -342,6 +346,7 @@ impl Grid {
             sorted_keys: Vec::new(),
             cell_start: Vec::new(),
             aabbs: Vec::new(),
+            box_axes: Vec::new(),
             hist: Vec::new(),
             aabbs_valid: false,
         }
@@ -379,6 +384,14 @@ impl Grid {
         self.aabbs_valid.then_some(&self.aabbs[..])
     }
 
+    /// The per-cell boxes by axis (valid when [`Grid::aabbs`] is): `[min x, min y, min z, max x,
+    /// max y, max z]`, each indexed by cell key, followed by [`BOX_AXES_PAD`] floats of padding
+    /// (so a vector load of a few cells from any key stays in bounds). Non-empty cells only, as
+    /// [`Grid::aabbs`].
+    pub fn box_axes(&self) -> Option<&[f32]> {
+        self.aabbs_valid.then_some(&self.box_axes[..])
+    }
+
     /// Number of particles in the last build.
     pub fn len(&self) -> usize {
         self.perm.len()
@@ -396,6 +409,7 @@ impl Grid {
             + self.cell_start.capacity()
             + self.hist.capacity())
             + std::mem::size_of::<Aabb>() * self.aabbs.capacity()
+            + 4 * self.box_axes.capacity()
     }
 
     /// Compute keys and sort `positions` (input order) into cell order. After this,
@@ -486,6 +500,7 @@ impl Grid {
         let cells = self.spec.num_cells();
         if aabbs {
             self.aabbs.resize(cells, Aabb::EMPTY);
+            self.box_axes.resize(6 * cells + BOX_AXES_PAD, f32::NAN);
         }
         let (perm, start) = (&self.perm, &self.cell_start);
         let out = [
@@ -494,6 +509,7 @@ impl Grid {
             SyncPtr(sorted.z.as_mut_ptr()),
         ];
         let boxes = SyncPtr(self.aabbs.as_mut_ptr());
+        let axes = SyncPtr(self.box_axes.as_mut_ptr());
         (0..cells).into_par_iter().with_min_len(1024).for_each(|c| {
             let (s, e) = (start[c] as usize, start[c + 1] as usize);
             let mut min = Vec3A::splat(f32::INFINITY);
@@ -515,12 +531,21 @@ impl Grid {
             // be 32 bytes of memory traffic each, every step.
             if aabbs && e > s {
                 // SAFETY: one box per cell, written by this cell's task only; c < cells.
-                unsafe { *boxes.get().add(c) = Aabb { min, max } };
+                unsafe {
+                    *boxes.get().add(c) = Aabb { min, max };
+                    for a in 0..3 {
+                        *axes.get().add(a * cells + c) = min[a];
+                        *axes.get().add((3 + a) * cells + c) = max[a];
+                    }
+                }
             }
         });
         self.aabbs_valid = aabbs;
     }
 }
+
+/// Padding floats after the per-axis boxes ([`Grid::box_axes`]).
+pub const BOX_AXES_PAD: usize = 16;
 
 /// How many slots ahead the random-access loops of construction prefetch.
 const PREFETCH_AHEAD: usize = 24;

@@ -570,7 +570,7 @@ unsafe fn box_word_avx512(
 }
 
 /// Lanes of particles `(gx, gy, gz)` within `hh` (h^2 in every lane) of box `b`:
-/// [`Aabb::dist2`] lane by lane, the same operations in the same order.
+/// [`box_near_lanes`] with the box in every lane.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
@@ -583,15 +583,37 @@ fn box_near_avx512(
 ) -> std::arch::x86_64::__mmask16 {
     use std::arch::x86_64::*;
     let (mn, mx) = (b.min.to_array(), b.max.to_array());
+    let v = |x: f32| _mm512_set1_ps(x);
+    box_near_lanes(
+        [gx, gy, gz],
+        [v(mn[0]), v(mn[1]), v(mn[2])],
+        [v(mx[0]), v(mx[1]), v(mx[2])],
+        hh,
+    )
+}
+
+/// Lanes where point `p` is within `hh` of box `[mn, mx]` (by axis, lane by lane):
+/// [`Aabb::dist2`] lane by lane, the same operations in the same order, so the same exactness
+/// argument holds (a rejected box holds no neighbor). A NaN bound gives "not within".
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn box_near_lanes(
+    p: [std::arch::x86_64::__m512; 3],
+    mn: [std::arch::x86_64::__m512; 3],
+    mx: [std::arch::x86_64::__m512; 3],
+    hh: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__mmask16 {
+    use std::arch::x86_64::*;
     let zero = _mm512_setzero_ps();
     // `_mm512_max_ps(a, b)` is `a > b ? a : b`, as `fmax`.
-    let axis = |x: __m512, a: usize| {
-        let below = _mm512_sub_ps(_mm512_set1_ps(mn[a]), x);
-        let above = _mm512_sub_ps(x, _mm512_set1_ps(mx[a]));
+    let axis = |a: usize| {
+        let below = _mm512_sub_ps(mn[a], p[a]);
+        let above = _mm512_sub_ps(p[a], mx[a]);
         let e = _mm512_max_ps(_mm512_max_ps(below, above), zero);
         _mm512_mul_ps(e, e)
     };
-    let d2 = _mm512_add_ps(_mm512_add_ps(axis(gx, 0), axis(gy, 1)), axis(gz, 2));
+    let d2 = _mm512_add_ps(_mm512_add_ps(axis(0), axis(1)), axis(2));
     _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, hh)
 }
 
@@ -1006,6 +1028,10 @@ struct FlatStencil {
     k: u32,
     /// Particles in the stencil.
     total: u32,
+    /// The cells' boxes by axis in the 27-cell layout: `boxes[a][h]` lane `l` is cell
+    /// `t = 16 h + l`'s min x, y, z (`a` = 0, 1, 2) or max x, y, z (`a` = 3, 4, 5); lanes of
+    /// empty cells hold anything (a test must keep only `nonempty` cells).
+    boxes: [[std::arch::x86_64::__m512; 2]; 6],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1016,10 +1042,18 @@ impl FlatStencil {
     ///
     /// # Safety
     /// AVX-512 F + VL and BMI2; `key` is `[cx, cy, cz]`'s key in `spec`; `roff[r]` is row `r`'s
-    /// key offset from the cell's row (`dz nx ny + dy nx`).
+    /// key offset from the cell's row (`dz nx ny + dy nx`), `off27[t]` cell `t`'s
+    /// (`roff[t / 3] + t % 3 - 1`); `axes` is the grid's [`Grid::box_axes`].
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
-    unsafe fn new(grid: &Grid, key: usize, [cx, cy, cz]: [usize; 3], roff: &[isize; 9]) -> Self {
+    unsafe fn new(
+        grid: &Grid,
+        axes: &[f32],
+        key: usize,
+        [cx, cy, cz]: [usize; 3],
+        roff: &[isize; 9],
+        off27: &[isize; 27],
+    ) -> Self {
         use std::arch::x86_64::*;
         let spec = grid.spec();
         let start = grid.cell_start();
@@ -1074,11 +1108,60 @@ impl FlatStencil {
             _ => 0,
         };
         let total = _mm512_reduce_add_epi32(len) as u32;
+        let cells = spec.num_cells();
+        debug_assert!(axes.len() == 6 * cells + super::grid::BOX_AXES_PAD);
+        // SAFETY: as for the bounds: interior rows' keys key + roff[r] - 1 ..= key + roff[r] + 2
+        // are at most num_cells, and each axis is followed by the next one or the padding;
+        // border cells read only non-empty cells (in the grid).
+        let boxes = unsafe {
+            if interior {
+                // Cell t = 3 r + j: entry 4 r + j of the rows 0..8 (a:b), or j of row 8 (e).
+                let lo_idx: [i32; 16] = std::array::from_fn(|t| (4 * (t / 3) + t % 3) as i32);
+                let hi_idx: [i32; 16] = std::array::from_fn(|l| {
+                    let t = (16 + l).min(26);
+                    let (r, j) = (t / 3, t % 3);
+                    (if r < 8 { 4 * (r - 4) + j } else { 16 + j }) as i32
+                });
+                let lo_idx = _mm512_loadu_si512(lo_idx.as_ptr() as *const _);
+                let hi_idx = _mm512_loadu_si512(hi_idx.as_ptr() as *const _);
+                std::array::from_fn(|a| {
+                    let base = axes.as_ptr().add(a * cells + key - 1);
+                    let q = |r: usize| _mm_loadu_ps(base.offset(roff[r]));
+                    let x = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(0)), q(1));
+                    let x = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(x, q(2)), q(3));
+                    let y = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(4)), q(5));
+                    let y = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(y, q(6)), q(7));
+                    let e = _mm512_castps128_ps512(q(8));
+                    [
+                        _mm512_permutex2var_ps(x, lo_idx, y),
+                        _mm512_permutex2var_ps(y, hi_idx, e),
+                    ]
+                })
+            } else {
+                let mut v = [[f32::NAN; 32]; 6];
+                let mut m = nonempty;
+                while m != 0 {
+                    let t = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let k = (key as isize + off27[t]) as usize;
+                    for (a, va) in v.iter_mut().enumerate() {
+                        va[t] = axes[a * cells + k];
+                    }
+                }
+                std::array::from_fn(|a| {
+                    [
+                        _mm512_loadu_ps(v[a].as_ptr()),
+                        _mm512_loadu_ps(v[a].as_ptr().add(16)),
+                    ]
+                })
+            }
+        };
         FlatStencil {
             c,
             nonempty,
             k,
             total,
+            boxes,
         }
     }
 }
@@ -1103,6 +1186,7 @@ unsafe fn grid_block_flat(
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
     let boxes = aabbs.expect("pruned search");
+    let axes = grid.box_axes().expect("pruned search");
     let [nx, ny, _] = spec.dims;
     debug_assert!(spec.cell_size.reach() == 1 && pos.x.len() <= 1 << 24);
     // Key offsets of the stencil's rows and of its 27 cells (bit 3 r + j of `nonempty`).
@@ -1120,7 +1204,7 @@ unsafe fn grid_block_flat(
         if key != cur {
             // SAFETY: this fn's features; key is a cell of this grid.
             let fs = unsafe {
-                FlatStencil::new(grid, key as usize, spec.coords_of(key as usize), &roff)
+                FlatStencil::new(grid, axes, key as usize, spec.coords_of(key as usize), &roff, &off27)
             };
             if fs.k == 0 {
                 stencil.build::<true>(grid, key as usize);
@@ -1146,28 +1230,23 @@ unsafe fn grid_block_flat(
             i0 = g1;
             continue;
         }
-        // Box tests of the group against the non-empty cells: each particle's kept cells, in
-        // the 27-cell layout. The same operations as `box_word_avx512`.
-        // SAFETY: i0 is a data slot, so i0 + 16 is within the padded arrays; a non-empty cell
-        // lies in the grid, so its key indexes `boxes`.
-        let kept = unsafe {
-            let gx = _mm512_loadu_ps(pos.x.as_ptr().add(i0));
-            let gy = _mm512_loadu_ps(pos.y.as_ptr().add(i0));
-            let gz = _mm512_loadu_ps(pos.z.as_ptr().add(i0));
-            let hh = _mm512_set1_ps(h2);
-            let mut acc = _mm512_setzero_si512();
-            let mut m = fs.nonempty;
-            while m != 0 {
-                let t = m.trailing_zeros();
-                m &= m - 1;
-                let b = boxes.get_unchecked((key as isize + off27[t as usize]) as usize);
-                let near = box_near_avx512(gx, gy, gz, b, hh);
-                acc = _mm512_mask_or_epi32(acc, near, acc, _mm512_set1_epi32(1 << t));
-            }
-            let mut kept = [0u32; G];
-            _mm512_storeu_si512(kept.as_mut_ptr() as *mut __m512i, acc);
-            kept
-        };
+        // Box tests, per particle against the stencil's 27 cells as lanes: its kept cells,
+        // in the 27-cell layout.
+        let mut kept = [0u32; G];
+        let hh = _mm512_set1_ps(h2);
+        for (l, k) in kept[..gn].iter_mut().enumerate() {
+            let p = [pos.x[i0 + l], pos.y[i0 + l], pos.z[i0 + l]].map(|x| _mm512_set1_ps(x));
+            let bx = &fs.boxes;
+            let near = |h: usize| {
+                box_near_lanes(
+                    p,
+                    [bx[0][h], bx[1][h], bx[2][h]],
+                    [bx[3][h], bx[4][h], bx[5][h]],
+                    hh,
+                ) as u32
+            };
+            *k = (near(0) | near(1) << 16) & fs.nonempty;
+        }
         let kept = &kept[..gn];
         let kept_units: u64 = kept.iter().map(|m| m.count_ones() as u64).sum();
         reserve(out, gn * fs.total as usize + 16, i0 - lo, hi - lo);
