@@ -1289,12 +1289,14 @@ impl FlatStencil {
         };
         let total = _mm512_reduce_add_epi32(len) as u32;
         let cells = spec.num_cells();
-        debug_assert!(axes.len() == 6 * cells + super::grid::BOX_AXES_PAD);
+        debug_assert!(axes.is_empty() || axes.len() == 6 * cells + super::grid::BOX_AXES_PAD);
         // SAFETY: as for the bounds: interior rows' keys key + roff[r] - 1 ..= key + roff[r] + 2
         // are at most num_cells, and each axis is followed by the next one or the padding;
         // border cells read only non-empty cells (in the grid).
         let boxes = unsafe {
-            if interior {
+            if axes.is_empty() {
+                [[_mm512_setzero_ps(); 2]; 6]
+            } else if interior {
                 // Cell t = 3 r + j: entry 4 r + j of the rows 0..8 (a:b), or j of row 8 (e).
                 let lo_idx: [i32; 16] = std::array::from_fn(|t| (4 * (t / 3) + t % 3) as i32);
                 let hi_idx: [i32; 16] = std::array::from_fn(|l| {
@@ -1361,12 +1363,13 @@ unsafe fn grid_block_flat(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
+    let prune = aabbs.is_some();
     use std::arch::x86_64::*;
     let spec = grid.spec();
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
-    let boxes = aabbs.expect("pruned search");
-    let axes = grid.box_axes().expect("pruned search");
+    let boxes = aabbs.unwrap_or(&[]);
+    let axes = if prune { grid.box_axes().expect("pruned search") } else { &[][..] };
     let [nx, ny, _] = spec.dims;
     debug_assert!(spec.cell_size.reach() == 1 && pos.x.len() <= 1 << 24);
     // Key offsets of the stencil's rows and of its 27 cells (bit 3 r + j of `nonempty`).
@@ -1386,8 +1389,10 @@ unsafe fn grid_block_flat(
             let fs = unsafe {
                 FlatStencil::new(grid, axes, key as usize, spec.coords_of(key as usize), &roff, &off27)
             };
-            if fs.k == 0 {
+            if fs.k == 0 && prune {
                 stencil.build::<true>(grid, key as usize);
+            } else if fs.k == 0 {
+                stencil.build::<false>(grid, key as usize);
             }
             flat = Some(fs);
             cur = key;
@@ -1396,6 +1401,7 @@ unsafe fn grid_block_flat(
         let gn = g1 - i0;
         let fs = flat.as_ref().expect("built above");
         if fs.k == 0 {
+            if prune {
             group_run_walk::<true, X86<true>, LateStores>(
                 pos,
                 boxes,
@@ -1407,6 +1413,19 @@ unsafe fn grid_block_flat(
                 counts,
                 &mut st,
             );
+            } else {
+            group_run_walk::<false, X86<true>, LateStores>(
+                pos,
+                boxes,
+                &stencil,
+                h2,
+                (i0, g1),
+                (lo, hi),
+                out,
+                counts,
+                &mut st,
+            );
+            }
             i0 = g1;
             continue;
         }
@@ -1415,6 +1434,10 @@ unsafe fn grid_block_flat(
         let mut kept = [0u32; G];
         let hh = _mm512_set1_ps(h2);
         for (l, k) in kept[..gn].iter_mut().enumerate() {
+            if !prune {
+                *k = fs.nonempty;
+                continue;
+            }
             let p = [pos.x[i0 + l], pos.y[i0 + l], pos.z[i0 + l]].map(|x| _mm512_set1_ps(x));
             let bx = &fs.boxes;
             let near = |h: usize| {
@@ -1446,7 +1469,9 @@ unsafe fn grid_block_flat(
         let units = fs.nonempty.count_ones() as u64;
         st.candidates += tested;
         st.cells_visited += units * gn as u64;
-        st.cells_pruned += units * gn as u64 - kept_units;
+        if prune {
+            st.cells_pruned += units * gn as u64 - kept_units;
+        }
         i0 = g1;
     }
     st.neighbors = out.len() as u64;
@@ -1477,7 +1502,7 @@ fn grid_block_avx512<const PRUNE: bool>(
     // Pruned, 3 x 3 x 3: the flat walk (see `flat_walk`), whose steps hold slots in 24 bits.
     // Unpruned: the run walk; its walks are alike from particle to particle, so listing steps
     // first only costs (measured: unpruned 28.1 -> 32.8 ms on the 1M lattice).
-    if PRUNE && args.1.x.len() <= 1 << 24 && args.0.spec().cell_size.reach() == 1 {
+    if args.1.x.len() <= 1 << 24 && args.0.spec().cell_size.reach() == 1 {
         // SAFETY: this fn's features are those `grid_block_flat` needs.
         unsafe { grid_block_flat(args, out, counts) }
     } else {
