@@ -325,11 +325,9 @@ pub struct Grid {
     sorted_keys: Vec<u32>,
     /// Slot ranges: cell `c` holds slots `cell_start[c]..cell_start[c + 1]`.
     cell_start: Vec<u32>,
-    /// Per-cell AABB (valid after [`Grid::gather_sorted`] with boxes).
-    aabbs: Vec<Aabb>,
-    /// The same boxes by axis: `box_axes[a * cells + c]` is cell `c`'s min (`a` = 0, 1, 2: x,
-    /// y, z) or max (`a` = 3, 4, 5), plus [`BOX_AXES_PAD`] padding floats, so a row's cells load
-    /// as one vector. See [`Grid::box_axes`].
+    /// Per-cell AABBs by axis (valid after [`Grid::gather_sorted`] with boxes):
+    /// `box_axes[a * cells + c]` is cell `c`'s min (`a` = 0, 1, 2: x, y, z) or max (`a` = 3, 4,
+    /// 5), plus [`BOX_AXES_PAD`] padding floats, so a stencil row's cells load as one vector.
     box_axes: Vec<f32>,
     /// One histogram per chunk, chunk-major (`hist[chunk * cells + cell]`).
     hist: Vec<u32>,
@@ -345,7 +343,6 @@ impl Grid {
             perm: Vec::new(),
             sorted_keys: Vec::new(),
             cell_start: Vec::new(),
-            aabbs: Vec::new(),
             box_axes: Vec::new(),
             hist: Vec::new(),
             aabbs_valid: false,
@@ -380,16 +377,11 @@ impl Grid {
     /// Per-cell boxes; `None` unless built since the last sort. Only the boxes of non-empty
     /// cells are valid (those of empty cells are not written, so hold whatever an earlier build
     /// left).
-    pub fn aabbs(&self) -> Option<&[Aabb]> {
-        self.aabbs_valid.then_some(&self.aabbs[..])
-    }
-
-    /// The per-cell boxes by axis (valid when [`Grid::aabbs`] is): `[min x, min y, min z, max x,
-    /// max y, max z]`, each indexed by cell key, followed by [`BOX_AXES_PAD`] floats of padding
-    /// (so a vector load of a few cells from any key stays in bounds). Non-empty cells only, as
-    /// [`Grid::aabbs`].
-    pub fn box_axes(&self) -> Option<&[f32]> {
-        self.aabbs_valid.then_some(&self.box_axes[..])
+    pub fn boxes(&self) -> Option<CellBoxes<'_>> {
+        self.aabbs_valid.then_some(CellBoxes {
+            axes: &self.box_axes,
+            cells: self.spec.num_cells(),
+        })
     }
 
     /// Number of particles in the last build.
@@ -408,7 +400,6 @@ impl Grid {
             + self.sorted_keys.capacity()
             + self.cell_start.capacity()
             + self.hist.capacity())
-            + std::mem::size_of::<Aabb>() * self.aabbs.capacity()
             + 4 * self.box_axes.capacity()
     }
 
@@ -499,7 +490,6 @@ impl Grid {
         sorted.resize(n);
         let cells = self.spec.num_cells();
         if aabbs {
-            self.aabbs.resize(cells, Aabb::EMPTY);
             self.box_axes.resize(6 * cells + BOX_AXES_PAD, f32::NAN);
         }
         let (perm, start) = (&self.perm, &self.cell_start);
@@ -508,7 +498,6 @@ impl Grid {
             SyncPtr(sorted.y.as_mut_ptr()),
             SyncPtr(sorted.z.as_mut_ptr()),
         ];
-        let boxes = SyncPtr(self.aabbs.as_mut_ptr());
         let axes = SyncPtr(self.box_axes.as_mut_ptr());
         (0..cells).into_par_iter().with_min_len(1024).for_each(|c| {
             let (s, e) = (start[c] as usize, start[c + 1] as usize);
@@ -528,11 +517,10 @@ impl Grid {
             }
             // Empty cells keep a stale box: the search never reads one (its stencil units are
             // the non-empty cells), and a scene's tank is mostly empty cells, whose boxes would
-            // be 32 bytes of memory traffic each, every step.
+            // be 24 bytes of memory traffic each, every step.
             if aabbs && e > s {
                 // SAFETY: one box per cell, written by this cell's task only; c < cells.
                 unsafe {
-                    *boxes.get().add(c) = Aabb { min, max };
                     for a in 0..3 {
                         *axes.get().add(a * cells + c) = min[a];
                         *axes.get().add((3 + a) * cells + c) = max[a];
@@ -544,7 +532,27 @@ impl Grid {
     }
 }
 
-/// Padding floats after the per-axis boxes ([`Grid::box_axes`]).
+/// The per-cell boxes of a [`Grid`], by axis (see [`Grid::boxes`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CellBoxes<'a> {
+    /// `[min x, min y, min z, max x, max y, max z]`, each indexed by cell key, then
+    /// [`BOX_AXES_PAD`] floats of padding (so a vector load of a few cells from any key stays in
+    /// bounds).
+    pub axes: &'a [f32],
+    /// Cells per axis array.
+    pub cells: usize,
+}
+
+impl CellBoxes<'_> {
+    /// Cell `key`'s box as `(min, max)`.
+    #[inline(always)]
+    pub fn get(&self, key: usize) -> ([f32; 3], [f32; 3]) {
+        let a = |k: usize| self.axes[k * self.cells + key];
+        ([a(0), a(1), a(2)], [a(3), a(4), a(5)])
+    }
+}
+
+/// Padding floats after the per-axis boxes ([`CellBoxes`]).
 pub const BOX_AXES_PAD: usize = 16;
 
 /// How many slots ahead the random-access loops of construction prefetch.

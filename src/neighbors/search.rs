@@ -34,7 +34,7 @@
 // The 8-lane kernels index several arrays by lane; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::grid::{Aabb, Grid, dist2, fmax};
+use super::grid::{CellBoxes, Grid, dist2, fmax};
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -356,7 +356,7 @@ trait Lanes {
     unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        boxes: &[Aabb],
+        boxes: CellBoxes,
         keys: &[u32],
         h2: f32,
     ) -> [u32; G];
@@ -391,15 +391,14 @@ impl Lanes for Portable {
     unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        boxes: &[Aabb],
+        boxes: CellBoxes,
         keys: &[u32],
         h2: f32,
     ) -> [u32; G] {
         let gp = [lanes(&pos.x, g), lanes(&pos.y, g), lanes(&pos.z, g)];
         let mut acc = [0u32; G];
         for (k, &key) in keys.iter().enumerate() {
-            let b = &boxes[key as usize];
-            let (mn, mx) = (b.min.to_array(), b.max.to_array());
+            let (mn, mx) = boxes.get(key as usize);
             for l in 0..W {
                 let mut e2 = [0f32; 3];
                 for a in 0..3 {
@@ -453,7 +452,7 @@ impl<const AVX512: bool> Lanes for X86<AVX512> {
     unsafe fn box_word(
         pos: &SoaPositions,
         g: usize,
-        boxes: &[Aabb],
+        boxes: CellBoxes,
         keys: &[u32],
         h2: f32,
     ) -> [u32; G] {
@@ -474,8 +473,7 @@ impl<const AVX512: bool> Lanes for X86<AVX512> {
             let mut acc = _mm256_setzero_si256();
             let mut bit = _mm256_set1_epi32(1);
             for &key in keys {
-                let b = &boxes[key as usize];
-                let (mn, mx) = (b.min.to_array(), b.max.to_array());
+                let (mn, mx) = boxes.get(key as usize);
                 let axis = |x: __m256, a: usize| {
                     let below = _mm256_sub_ps(_mm256_set1_ps(mn[a]), x);
                     let above = _mm256_sub_ps(x, _mm256_set1_ps(mx[a]));
@@ -636,7 +634,7 @@ impl StepSink<X86<true>> for LateStores {
 unsafe fn box_word_avx512(
     pos: &SoaPositions,
     g: usize,
-    boxes: &[Aabb],
+    boxes: CellBoxes,
     keys: &[u32],
     h2: f32,
 ) -> [u32; G] {
@@ -651,7 +649,7 @@ unsafe fn box_word_avx512(
         let mut acc = _mm512_setzero_si512();
         let mut bit = _mm512_set1_epi32(1);
         for &key in keys {
-            let near = box_near_avx512(gx, gy, gz, &boxes[key as usize], hh);
+            let near = box_near_avx512(gx, gy, gz, boxes.get(key as usize), hh);
             acc = _mm512_mask_or_epi32(acc, near, acc, bit);
             bit = _mm512_add_epi32(bit, bit);
         }
@@ -670,11 +668,10 @@ fn box_near_avx512(
     gx: std::arch::x86_64::__m512,
     gy: std::arch::x86_64::__m512,
     gz: std::arch::x86_64::__m512,
-    b: &Aabb,
+    (mn, mx): ([f32; 3], [f32; 3]),
     hh: std::arch::x86_64::__m512,
 ) -> std::arch::x86_64::__mmask16 {
     use std::arch::x86_64::*;
-    let (mn, mx) = (b.min.to_array(), b.max.to_array());
     let v = |x: f32| _mm512_set1_ps(x);
     box_near_lanes(
         [gx, gy, gz],
@@ -844,7 +841,7 @@ fn reserve(out: &mut Vec<u32>, need: usize, done: usize, block_len: usize) {
 type BlockArgs<'a> = (
     &'a Grid,
     &'a SoaPositions,
-    Option<&'a [Aabb]>,
+    Option<CellBoxes<'a>>,
     f32,
     usize,
     usize,
@@ -876,7 +873,10 @@ fn grid_block<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
 ) -> SearchStats {
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
-    let boxes = aabbs.unwrap_or(&[]);
+    let boxes = aabbs.unwrap_or(CellBoxes {
+        axes: &[],
+        cells: 0,
+    });
     let mut st = SearchStats::default();
     let mut stencil = Stencil::new();
     let mut cur = u32::MAX;
@@ -914,7 +914,7 @@ fn grid_block<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
 #[allow(clippy::too_many_arguments)]
 fn group_run_walk<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
     pos: &SoaPositions,
-    boxes: &[Aabb],
+    boxes: CellBoxes,
     stencil: &Stencil,
     h2: f32,
     (i0, g1): (usize, usize),
@@ -1223,7 +1223,7 @@ impl FlatStencil {
     /// # Safety
     /// AVX-512 F + VL and BMI2; `key` is `[cx, cy, cz]`'s key in `spec`; `roff[r]` is row `r`'s
     /// key offset from the cell's row (`dz nx ny + dy nx`), `off27[t]` cell `t`'s
-    /// (`roff[t / 3] + t % 3 - 1`); `axes` is the grid's [`Grid::box_axes`].
+    /// (`roff[t / 3] + t % 3 - 1`); `axes` is the grid's [`CellBoxes::axes`] (empty: no boxes).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
     unsafe fn new(
@@ -1368,8 +1368,11 @@ unsafe fn grid_block_flat(
     let spec = grid.spec();
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
-    let boxes = aabbs.unwrap_or(&[]);
-    let axes = if prune { grid.box_axes().expect("pruned search") } else { &[][..] };
+    let boxes = aabbs.unwrap_or(CellBoxes {
+        axes: &[],
+        cells: 0,
+    });
+    let axes = boxes.axes;
     let [nx, ny, _] = spec.dims;
     debug_assert!(spec.cell_size.reach() == 1 && pos.x.len() <= 1 << 24);
     // Key offsets of the stencil's rows and of its 27 cells (bit 3 r + j of `nonempty`).
@@ -1387,7 +1390,14 @@ unsafe fn grid_block_flat(
         if key != cur {
             // SAFETY: this fn's features; key is a cell of this grid.
             let fs = unsafe {
-                FlatStencil::new(grid, axes, key as usize, spec.coords_of(key as usize), &roff, &off27)
+                FlatStencil::new(
+                    grid,
+                    axes,
+                    key as usize,
+                    spec.coords_of(key as usize),
+                    &roff,
+                    &off27,
+                )
             };
             if fs.k == 0 && prune {
                 stencil.build::<true>(grid, key as usize);
@@ -1402,29 +1412,29 @@ unsafe fn grid_block_flat(
         let fs = flat.as_ref().expect("built above");
         if fs.k == 0 {
             if prune {
-            group_run_walk::<true, X86<true>, LateStores>(
-                pos,
-                boxes,
-                &stencil,
-                h2,
-                (i0, g1),
-                (lo, hi),
-                out,
-                counts,
-                &mut st,
-            );
+                group_run_walk::<true, X86<true>, LateStores>(
+                    pos,
+                    boxes,
+                    &stencil,
+                    h2,
+                    (i0, g1),
+                    (lo, hi),
+                    out,
+                    counts,
+                    &mut st,
+                );
             } else {
-            group_run_walk::<false, X86<true>, LateStores>(
-                pos,
-                boxes,
-                &stencil,
-                h2,
-                (i0, g1),
-                (lo, hi),
-                out,
-                counts,
-                &mut st,
-            );
+                group_run_walk::<false, X86<true>, LateStores>(
+                    pos,
+                    boxes,
+                    &stencil,
+                    h2,
+                    (i0, g1),
+                    (lo, hi),
+                    out,
+                    counts,
+                    &mut st,
+                );
             }
             i0 = g1;
             continue;
@@ -1695,7 +1705,7 @@ pub fn search(
             assert_eq!(grid.len(), n, "positions not from the grid's last sort");
             let aabbs =
                 if mode == SearchMode::Pruned {
-                    Some(grid.aabbs().expect(
+                    Some(grid.boxes().expect(
                         "pruned search needs the boxes of Grid::gather_sorted after the sort",
                     ))
                 } else {
