@@ -749,12 +749,31 @@ unsafe fn step_hits_avx512(
     valid: u32,
 ) -> (std::arch::x86_64::__m512i, usize) {
     use std::arch::x86_64::*;
+    // SAFETY: as this fn.
+    unsafe { step_hits_lanes_avx512(pos, s, p.map(|x| _mm512_set1_ps(x)), h2, valid) }
+}
+
+/// [`step_hits_avx512`] with the particle's coordinates given in every lane.
+///
+/// # Safety
+/// As [`step_hits_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn step_hits_lanes_avx512(
+    pos: &SoaPositions,
+    s: usize,
+    p: [std::arch::x86_64::__m512; 3],
+    h2: f32,
+    valid: u32,
+) -> (std::arch::x86_64::__m512i, usize) {
+    use std::arch::x86_64::*;
     debug_assert!(s + 16 <= pos.x.len());
     // SAFETY: 16 loads in bounds (padding).
     unsafe {
-        let dx = _mm512_sub_ps(_mm512_loadu_ps(pos.x.as_ptr().add(s)), _mm512_set1_ps(p[0]));
-        let dy = _mm512_sub_ps(_mm512_loadu_ps(pos.y.as_ptr().add(s)), _mm512_set1_ps(p[1]));
-        let dz = _mm512_sub_ps(_mm512_loadu_ps(pos.z.as_ptr().add(s)), _mm512_set1_ps(p[2]));
+        let dx = _mm512_sub_ps(_mm512_loadu_ps(pos.x.as_ptr().add(s)), p[0]);
+        let dy = _mm512_sub_ps(_mm512_loadu_ps(pos.y.as_ptr().add(s)), p[1]);
+        let dz = _mm512_sub_ps(_mm512_loadu_ps(pos.z.as_ptr().add(s)), p[2]);
         let d2 = _mm512_add_ps(
             _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
             _mm512_mul_ps(dz, dz),
@@ -1172,9 +1191,10 @@ unsafe fn flat_walk<const K: usize>(
             _mm512_storeu_si512(p as *mut _, _mm512_maskz_compress_epi32(mhi as u16, hi));
             n += mhi.count_ones() as usize;
         }
-        let xs = pos.x.as_ptr().add(i0);
-        let ys = pos.y.as_ptr().add(i0);
-        let zs = pos.z.as_ptr().add(i0);
+        // The group's positions, one particle per lane (lanes past the group are padding).
+        let gx = _mm512_loadu_ps(pos.x.as_ptr().add(i0));
+        let gy = _mm512_loadu_ps(pos.y.as_ptr().add(i0));
+        let gz = _mm512_loadu_ps(pos.z.as_ptr().add(i0));
         let mut late = LateStores::new(at);
         for e in &steps[..n] {
             // SAFETY: steps[..n] were written by the compacting stores above.
@@ -1182,8 +1202,9 @@ unsafe fn flat_walk<const K: usize>(
             let s = (e >> 8) as usize;
             let l = ((e >> 4) & 15) as usize;
             let valid = (2u32 << (e & 15)) - 1;
-            let p = [*xs.add(l), *ys.add(l), *zs.add(l)];
-            let (v, hits) = step_hits_avx512(pos, s, p, h2, valid);
+            let li = _mm512_set1_epi32(l as i32);
+            let p = [gx, gy, gz].map(|g| _mm512_permutexvar_ps(li, g));
+            let (v, hits) = step_hits_lanes_avx512(pos, s, p, h2, valid);
             late.push(dst, v, at);
             at += hits;
             *counts.get_unchecked_mut(l) = at as u32;
