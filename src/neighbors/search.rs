@@ -1227,8 +1227,8 @@ struct FlatStencil {
     /// Steps per row: 2 or 3 when every row holds at most 32 or 48 slots, else 0 (the run walk
     /// takes the cell).
     k: u32,
-    /// Particles in the stencil.
-    total: u32,
+    /// Particles per row (lanes 0..9): `c[3] - c[0]`.
+    len: std::arch::x86_64::__m512i,
     /// The cells' boxes by axis in the 27-cell layout: `boxes[a][h]` lane `l` is cell
     /// `t = 16 h + l`'s min x, y, z (`a` = 0, 1, 2) or max x, y, z (`a` = 3, 4, 5); lanes of
     /// empty cells hold anything (a test must keep only `nonempty` cells).
@@ -1303,12 +1303,13 @@ impl FlatStencil {
             | _pdep_u32(ne(1), 0x0249_2492)
             | _pdep_u32(ne(2), 0x0492_4924);
         let len = _mm512_sub_epi32(c[3], c[0]);
-        let k = match _mm512_reduce_max_epu32(len) {
-            0..=32 => 2,
-            33..=48 => 3,
-            _ => 0,
+        let k = if _mm512_cmpgt_epu32_mask(len, _mm512_set1_epi32(32)) == 0 {
+            2
+        } else if _mm512_cmpgt_epu32_mask(len, _mm512_set1_epi32(48)) == 0 {
+            3
+        } else {
+            0
         };
-        let total = _mm512_reduce_add_epi32(len) as u32;
         let cells = spec.num_cells();
         debug_assert!(axes.is_empty() || axes.len() == 6 * cells + super::grid::BOX_AXES_PAD);
         // SAFETY: as for the bounds: interior rows' keys key + roff[r] - 1 ..= key + roff[r] + 2
@@ -1363,7 +1364,7 @@ impl FlatStencil {
             c,
             nonempty,
             k,
-            total,
+            len,
             boxes,
         }
     }
@@ -1405,21 +1406,20 @@ unsafe fn grid_block_flat(
     let mut stencil = Stencil::new();
     let mut flat = None;
     let mut cur = u32::MAX;
+    let mut coords = [0usize; 3];
     let mut i0 = lo;
     while i0 < hi {
         let key = keys[i0];
         if key != cur {
-            // SAFETY: this fn's features; key is a cell of this grid.
-            let fs = unsafe {
-                FlatStencil::new(
-                    grid,
-                    axes,
-                    key as usize,
-                    spec.coords_of(key as usize),
-                    &roff,
-                    &off27,
-                )
+            // The next cell of the row is the common case: no division.
+            coords = if cur != u32::MAX && key == cur + 1 && coords[0] + 1 < nx {
+                [coords[0] + 1, coords[1], coords[2]]
+            } else {
+                spec.coords_of(key as usize)
             };
+            debug_assert_eq!(coords, spec.coords_of(key as usize));
+            // SAFETY: this fn's features; key is a cell of this grid.
+            let fs = unsafe { FlatStencil::new(grid, axes, key as usize, coords, &roff, &off27) };
             if fs.k == 0 && prune {
                 stencil.build::<true>(grid, key as usize);
             } else if fs.k == 0 {
@@ -1483,7 +1483,12 @@ unsafe fn grid_block_flat(
         }
         let kept = &kept[..gn];
         let kept_units: u64 = kept.iter().map(|m| m.count_ones() as u64).sum();
-        reserve(out, gn * fs.total as usize + 16, i0 - lo, hi - lo);
+        // Room for gn x (the stencil's particles) + 16: checked first against the most a flat
+        // stencil can hold (9 rows of 48), so the sum is only taken when it matters.
+        if out.capacity() - out.len() < gn * 9 * 48 + 16 {
+            let total = _mm512_reduce_add_epi32(fs.len) as usize;
+            reserve(out, gn * total + 16, i0 - lo, hi - lo);
+        }
         let dst = out.as_mut_ptr();
         let cs = &mut counts[i0 - lo..g1 - lo];
         // SAFETY: this fn's features; rows of at most 16 k slots; `out` has room for
