@@ -1462,11 +1462,11 @@ unsafe fn grid_block_flat(
         }
         // Box tests, per particle against the stencil's 27 cells as lanes: its kept cells,
         // in the 27-cell layout.
-        let mut kept = [0u32; G];
+        let mut kept = [fs.nonempty; G];
+        let mut kept_units = gn as u64 * fs.nonempty.count_ones() as u64;
         let hh = _mm512_set1_ps(h2);
         for (l, k) in kept[..gn].iter_mut().enumerate() {
             if !prune {
-                *k = fs.nonempty;
                 continue;
             }
             let p = [pos.x[i0 + l], pos.y[i0 + l], pos.z[i0 + l]].map(|x| _mm512_set1_ps(x));
@@ -1480,9 +1480,10 @@ unsafe fn grid_block_flat(
                 ) as u32
             };
             *k = (near(0) | near(1) << 16) & fs.nonempty;
+            // (The pruned cells, counted as each mask is made.)
+            kept_units -= (fs.nonempty & !*k).count_ones() as u64;
         }
         let kept = &kept[..gn];
-        let kept_units: u64 = kept.iter().map(|m| m.count_ones() as u64).sum();
         // Room for gn x (the stencil's particles) + 16: checked first against the most a flat
         // stencil can hold (9 rows of 48), so the sum is only taken when it matters.
         if out.capacity() - out.len() < gn * 9 * 48 + 16 {
