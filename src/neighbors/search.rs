@@ -1235,6 +1235,15 @@ struct FlatStencil {
     boxes: [[std::arch::x86_64::__m512; 2]; 6],
 }
 
+/// The box rows an interior [`FlatStencil`] loaded: for each axis array, the four cells
+/// `x - 1 ..= x + 2` of stencil rows 0..4, 4..8 and 8 (as `[f32; 4]` each) around cell `key`
+/// (`usize::MAX`: none to reuse).
+#[cfg(target_arch = "x86_64")]
+struct BoxRows {
+    v: [[std::arch::x86_64::__m512; 3]; 6],
+    key: usize,
+}
+
 #[cfg(target_arch = "x86_64")]
 impl FlatStencil {
     /// The stencil of cell `key` at coordinates `[cx, cy, cz]`. Interior cells (the stencil
@@ -1247,9 +1256,11 @@ impl FlatStencil {
     /// (`roff[t / 3] + t % 3 - 1`); `axes` is the grid's [`CellBoxes::axes`] (empty: no boxes).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt")]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn new(
         grid: &Grid,
         axes: &[f32],
+        rows: &mut BoxRows,
         key: usize,
         [cx, cy, cz]: [usize; 3],
         roff: &[isize; 9],
@@ -1326,16 +1337,30 @@ impl FlatStencil {
                     let (r, j) = (t / 3, t % 3);
                     (if r < 8 { 4 * (r - 4) + j } else { 16 + j }) as i32
                 });
-                let lo_idx = _mm512_loadu_si512(lo_idx.as_ptr() as *const _);
-                let hi_idx = _mm512_loadu_si512(hi_idx.as_ptr() as *const _);
+                // The cell after the one whose rows were loaded reads the same rows one entry
+                // on (entries 1..=3 are its cells x - 1 ..= x + 1), so every second cell of a
+                // grid row loads no boxes.
+                let shift = if rows.key != usize::MAX && key == rows.key + 1 {
+                    rows.key = usize::MAX;
+                    1
+                } else {
+                    for (a, v) in rows.v.iter_mut().enumerate() {
+                        let base = axes.as_ptr().add(a * cells + key - 1);
+                        let q = |r: usize| _mm_loadu_ps(base.offset(roff[r]));
+                        let x = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(0)), q(1));
+                        let x = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(x, q(2)), q(3));
+                        let y = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(4)), q(5));
+                        let y = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(y, q(6)), q(7));
+                        *v = [x, y, _mm512_castps128_ps512(q(8))];
+                    }
+                    rows.key = key;
+                    0
+                };
+                let sh = _mm512_set1_epi32(shift);
+                let lo_idx = _mm512_add_epi32(_mm512_loadu_si512(lo_idx.as_ptr() as *const _), sh);
+                let hi_idx = _mm512_add_epi32(_mm512_loadu_si512(hi_idx.as_ptr() as *const _), sh);
                 std::array::from_fn(|a| {
-                    let base = axes.as_ptr().add(a * cells + key - 1);
-                    let q = |r: usize| _mm_loadu_ps(base.offset(roff[r]));
-                    let x = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(0)), q(1));
-                    let x = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(x, q(2)), q(3));
-                    let y = _mm512_insertf32x4::<1>(_mm512_castps128_ps512(q(4)), q(5));
-                    let y = _mm512_insertf32x4::<3>(_mm512_insertf32x4::<2>(y, q(6)), q(7));
-                    let e = _mm512_castps128_ps512(q(8));
+                    let [x, y, e] = rows.v[a];
                     [
                         _mm512_permutex2var_ps(x, lo_idx, y),
                         _mm512_permutex2var_ps(y, hi_idx, e),
@@ -1405,6 +1430,10 @@ unsafe fn grid_block_flat(
     let mut st = SearchStats::default();
     let mut stencil = Stencil::new();
     let mut flat = None;
+    let mut rows = BoxRows {
+        v: [[_mm512_setzero_ps(); 3]; 6],
+        key: usize::MAX,
+    };
     let mut cur = u32::MAX;
     let mut coords = [0usize; 3];
     let mut i0 = lo;
@@ -1419,7 +1448,9 @@ unsafe fn grid_block_flat(
             };
             debug_assert_eq!(coords, spec.coords_of(key as usize));
             // SAFETY: this fn's features; key is a cell of this grid.
-            let fs = unsafe { FlatStencil::new(grid, axes, key as usize, coords, &roff, &off27) };
+            let fs = unsafe {
+                FlatStencil::new(grid, axes, &mut rows, key as usize, coords, &roff, &off27)
+            };
             if fs.k == 0 && prune {
                 stencil.build::<true>(grid, key as usize);
             } else if fs.k == 0 {
