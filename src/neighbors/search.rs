@@ -1327,8 +1327,7 @@ impl FlatStencil {
         // are at most num_cells, and each axis is followed by the next one or the padding;
         // border cells read only non-empty cells (in the grid).
         let boxes = unsafe {
-            // No boxes for the plain grid, nor for a stencil the run walk takes.
-            if axes.is_empty() || k == 0 {
+            if axes.is_empty() {
                 [[_mm512_setzero_ps(); 2]; 6]
             } else if interior {
                 // Cell t = 3 r + j: entry 4 r + j of the rows 0..8 (a:b), or j of row 8 (e).
