@@ -544,6 +544,12 @@ pub struct CellBoxes<'a> {
 }
 
 impl CellBoxes<'_> {
+    /// No boxes (the plain grid's search).
+    pub const NONE: CellBoxes<'static> = CellBoxes {
+        axes: &[],
+        cells: 0,
+    };
+
     /// Cell `key`'s box as `(min, max)`.
     #[inline(always)]
     pub fn get(&self, key: usize) -> ([f32; 3], [f32; 3]) {

@@ -886,16 +886,13 @@ type BlockArgs<'a> = (
 /// Nothing is allocated once the block's buffer has grown.
 #[inline(always)]
 fn grid_block<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
-    (grid, pos, aabbs, h2, lo, hi): BlockArgs,
+    args: BlockArgs,
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
+    let (grid, _, _, _, lo, hi) = args;
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
-    let boxes = aabbs.unwrap_or(CellBoxes {
-        axes: &[],
-        cells: 0,
-    });
     let mut st = SearchStats::default();
     let mut stencil = Stencil::new();
     let mut cur = u32::MAX;
@@ -909,39 +906,26 @@ fn grid_block<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
         let g1 = (i0 + L::GROUP)
             .min(hi)
             .min(cell_start[key as usize + 1] as usize);
-        group_run_walk::<PRUNE, L, Q>(
-            pos,
-            boxes,
-            &stencil,
-            h2,
-            (i0, g1),
-            (lo, hi),
-            out,
-            counts,
-            &mut st,
-        );
+        group_run_walk::<PRUNE, L, Q>(args, &stencil, (i0, g1), out, counts, &mut st);
         i0 = g1;
     }
     st.neighbors = out.len() as u64;
     st
 }
 
-/// Steps 2 and 3 of [`grid_block`] for one group, slots `g.0..g.1` of one cell (at most
-/// `L::GROUP`), in block `b`: the box tests (pruned) and the run walk, whose indices are appended
-/// to `out` and whose running totals go to `counts`; the counters are added to `st`.
+/// Steps 2 and 3 of [`grid_block`] for one group, slots `i0..g1` of one cell (at most
+/// `L::GROUP`) in the block of `args`: the box tests (pruned) and the run walk, whose indices are
+/// appended to `out` and whose running totals go to `counts`; the counters are added to `st`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn group_run_walk<const PRUNE: bool, L: Lanes, Q: StepSink<L>>(
-    pos: &SoaPositions,
-    boxes: CellBoxes,
+    (_, pos, aabbs, h2, lo, hi): BlockArgs,
     stencil: &Stencil,
-    h2: f32,
     (i0, g1): (usize, usize),
-    (lo, hi): (usize, usize),
     out: &mut Vec<u32>,
     counts: &mut [u32],
     st: &mut SearchStats,
 ) {
+    let boxes = aabbs.unwrap_or(CellBoxes::NONE);
     let gn = g1 - i0;
     debug_assert!(gn <= L::GROUP && i0 + L::GROUP <= pos.x.len());
     let units = stencil.n;
@@ -1406,21 +1390,14 @@ impl FlatStencil {
 /// AVX-512 F + VL and BMI2; a 3 x 3 x 3 grid; at most 2^24 slots.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx2,bmi1,bmi2,popcnt,lzcnt")]
-unsafe fn grid_block_flat(
-    (grid, pos, aabbs, h2, lo, hi): BlockArgs,
-    out: &mut Vec<u32>,
-    counts: &mut [u32],
-) -> SearchStats {
+unsafe fn grid_block_flat(args: BlockArgs, out: &mut Vec<u32>, counts: &mut [u32]) -> SearchStats {
+    let (grid, pos, aabbs, h2, lo, hi) = args;
     let prune = aabbs.is_some();
     use std::arch::x86_64::*;
     let spec = grid.spec();
     let keys = grid.sorted_keys();
     let cell_start = grid.cell_start();
-    let boxes = aabbs.unwrap_or(CellBoxes {
-        axes: &[],
-        cells: 0,
-    });
-    let axes = boxes.axes;
+    let axes = aabbs.unwrap_or(CellBoxes::NONE).axes;
     let [nx, ny, _] = spec.dims;
     debug_assert!(spec.cell_size.reach() == 1 && pos.x.len() <= 1 << 24);
     // Key offsets of the stencil's rows and of its 27 cells (bit 3 r + j of `nonempty`).
@@ -1452,10 +1429,10 @@ unsafe fn grid_block_flat(
             let fs = unsafe {
                 FlatStencil::new(grid, axes, &mut rows, key as usize, coords, &roff, &off27)
             };
-            if fs.k == 0 && prune {
-                stencil.build::<true>(grid, key as usize);
-            } else if fs.k == 0 {
-                stencil.build::<false>(grid, key as usize);
+            match (fs.k, prune) {
+                (0, true) => stencil.build::<true>(grid, key as usize),
+                (0, false) => stencil.build::<false>(grid, key as usize),
+                _ => {}
             }
             flat = Some(fs);
             cur = key;
@@ -1466,24 +1443,18 @@ unsafe fn grid_block_flat(
         if fs.k == 0 {
             if prune {
                 group_run_walk::<true, X86<true>, LateStores>(
-                    pos,
-                    boxes,
+                    args,
                     &stencil,
-                    h2,
                     (i0, g1),
-                    (lo, hi),
                     out,
                     counts,
                     &mut st,
                 );
             } else {
                 group_run_walk::<false, X86<true>, LateStores>(
-                    pos,
-                    boxes,
+                    args,
                     &stencil,
-                    h2,
                     (i0, g1),
-                    (lo, hi),
                     out,
                     counts,
                     &mut st,
@@ -1495,25 +1466,24 @@ unsafe fn grid_block_flat(
         // Box tests, per particle against the stencil's 27 cells as lanes: its kept cells,
         // in the 27-cell layout.
         let mut kept = [fs.nonempty; G];
-        let mut kept_units = gn as u64 * fs.nonempty.count_ones() as u64;
+        let mut pruned = 0u64;
         let hh = _mm512_set1_ps(h2);
-        for (l, k) in kept[..gn].iter_mut().enumerate() {
-            if !prune {
-                continue;
+        if prune {
+            for (l, k) in kept[..gn].iter_mut().enumerate() {
+                let p = [pos.x[i0 + l], pos.y[i0 + l], pos.z[i0 + l]].map(|x| _mm512_set1_ps(x));
+                let bx = &fs.boxes;
+                let near = |h: usize| {
+                    box_near_lanes(
+                        p,
+                        [bx[0][h], bx[1][h], bx[2][h]],
+                        [bx[3][h], bx[4][h], bx[5][h]],
+                        hh,
+                    ) as u32
+                };
+                *k = (near(0) | near(1) << 16) & fs.nonempty;
+                // The pruned cells, counted as each mask is made.
+                pruned += (fs.nonempty & !*k).count_ones() as u64;
             }
-            let p = [pos.x[i0 + l], pos.y[i0 + l], pos.z[i0 + l]].map(|x| _mm512_set1_ps(x));
-            let bx = &fs.boxes;
-            let near = |h: usize| {
-                box_near_lanes(
-                    p,
-                    [bx[0][h], bx[1][h], bx[2][h]],
-                    [bx[3][h], bx[4][h], bx[5][h]],
-                    hh,
-                ) as u32
-            };
-            *k = (near(0) | near(1) << 16) & fs.nonempty;
-            // (The pruned cells, counted as each mask is made.)
-            kept_units -= (fs.nonempty & !*k).count_ones() as u64;
         }
         let kept = &kept[..gn];
         // Room for gn x (the stencil's particles) + 16: checked first against the most a flat
@@ -1535,12 +1505,9 @@ unsafe fn grid_block_flat(
         };
         // SAFETY: slots up to `at` were written above, within the reserved capacity.
         unsafe { out.set_len(at) };
-        let units = fs.nonempty.count_ones() as u64;
         st.candidates += tested;
-        st.cells_visited += units * gn as u64;
-        if prune {
-            st.cells_pruned += units * gn as u64 - kept_units;
-        }
+        st.cells_visited += fs.nonempty.count_ones() as u64 * gn as u64;
+        st.cells_pruned += pruned;
         i0 = g1;
     }
     st.neighbors = out.len() as u64;
