@@ -1,0 +1,130 @@
+//! What the subcommands share: argument groups, value parsers for the libraries' choices, the
+//! input-error marker (exit 2), thread pools, the output folder and scene loading.
+//!
+//! Owns: clap's view of the libraries' types. Does not touch: simulation or files beyond the
+//! output folder's creation.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use pbf::scene::Scene;
+use std::path::{Path, PathBuf};
+
+/// A parser for a library enum with `ALL` and `name()`: the names as clap's possible values
+/// (listed in `--help` and in the error for a wrong one), parsed with `FromStr`.
+pub fn choice<T>(names: &[&'static str]) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Debug,
+{
+    PossibleValuesParser::new(names.to_vec()).map(|s| s.parse::<T>().expect("a listed name"))
+}
+
+/// The names of a library enum's values.
+#[macro_export]
+macro_rules! names {
+    ($t:ty) => {
+        <$t>::ALL.map(|v| v.name()).as_slice()
+    };
+}
+
+/// How far to simulate: `--until T` or `--steps N` (default: to the scene's time.end).
+#[derive(Args)]
+pub struct Span {
+    /// Stop at this simulated time in seconds (default: the scene's time.end).
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "steps",
+        allow_negative_numbers = true
+    )]
+    pub until: Option<f64>,
+    /// Stop after this many steps.
+    #[arg(long, value_name = "N")]
+    pub steps: Option<u64>,
+}
+
+impl Span {
+    /// Steps to run: `--steps`, or up to `--until` (default: the scene's end time).
+    pub fn steps(&self, scene: &Scene) -> Result<u64> {
+        if let Some(t) = self.until
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(input(anyhow::anyhow!("--until must be >= 0, got {t}")));
+        }
+        Ok(match self.steps {
+            Some(n) => n,
+            None => pbf::run::steps_until(scene, self.until),
+        })
+    }
+}
+
+/// Errors in the user's input: exit code 2.
+#[derive(Debug)]
+pub struct InputError(anyhow::Error);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Mark `e` as bad input (exit code 2).
+pub fn input<E: Into<anyhow::Error>>(e: E) -> anyhow::Error {
+    anyhow::Error::new(InputError(e.into()))
+}
+
+/// A rayon pool of `threads` workers (default: all cores).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        if t == 0 {
+            return Err(input(anyhow::anyhow!("--threads must be at least 1")));
+        }
+        b = b.num_threads(t);
+    }
+    b.build().context("could not start the thread pool")
+}
+
+/// Run `f` in a rayon pool of `threads` threads (all cores when `None`).
+pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R> {
+    Ok(thread_pool(threads)?.install(f))
+}
+
+/// The output folder: `dir`, or `out/<name>/`; created if missing.
+pub fn output_dir(dir: &Option<PathBuf>, name: &str) -> Result<PathBuf> {
+    let dir = dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(name));
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Write `text` to `dir/name` whole (under a temporary name, then renamed).
+pub fn write_text(dir: &Path, name: &str, text: &str) -> Result<()> {
+    let path = dir.join(name);
+    pbf::io::write_atomic(&path, |tmp| std::fs::write(tmp, text))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// [`Scene::load`], printing the scene's [warnings](Scene::warnings) to stderr.
+pub fn load_scene(path: &Path, sets: &[String]) -> Result<Scene> {
+    let scene = Scene::load(path, sets).map_err(input)?;
+    for w in scene.warnings() {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(scene)
+}
+
+/// A solver for `scene` on `backend` (bad input if the grid cannot be built or the CPU cannot
+/// run the backend).
+pub fn solver(scene: &Scene, backend: nsearch::Backend) -> Result<pbf::solver::Solver> {
+    let mut solver = pbf::solver::Solver::new(scene).map_err(input)?;
+    solver
+        .set_search_backend(backend)
+        .map_err(|e| input(anyhow::anyhow!("--backend: {e}")))?;
+    Ok(solver)
+}

@@ -1,0 +1,59 @@
+//! `pbf check SCENE`: validate a scene and print its size, without simulating.
+
+use crate::args::{input, load_scene};
+use anyhow::Result;
+use glam::Vec3A;
+use nsearch::GridSpec;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scene file (TOML), e.g. configs/dam_break.toml.
+    scene: PathBuf,
+    /// Override a scene key by its dotted path, e.g. --set particles.radius=0.025 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+pub fn main(a: Args) -> Result<ExitCode> {
+    let scene = load_scene(&a.scene, &a.set)?;
+    let n = scene.sample_fluid().len();
+    let h = scene.kernel_radius();
+    let t = scene.tank;
+    let spec = GridSpec::new(
+        Vec3A::from_array(t.min),
+        Vec3A::from_array(t.max),
+        h,
+        scene.search.cell_size,
+    )
+    .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
+    // Neighbors per particle at rest: the lattice points within h, about (4/3) pi (h / 2r)^3.
+    let per = 4.0 / 3.0 * std::f64::consts::PI * (h as f64 / scene.spacing() as f64).powi(3);
+    // Per particle: ~8 vectors of 16 bytes and ~8 scalars of solver state, neighbor indices, grid
+    // arrays; per cell: start offset and box.
+    let bytes =
+        n as f64 * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * per + 24.0) + spec.num_cells() as f64 * 36.0;
+    let [nx, ny, nz] = spec.dims;
+    println!("scene       {} ({})", scene.name, a.scene.display());
+    println!("particles   {n}");
+    println!(
+        "radius      r = {}, spacing {}, kernel radius h = {h}",
+        scene.particles.radius,
+        scene.spacing()
+    );
+    println!(
+        "grid        {nx} x {ny} x {nz} = {} cells of width {:.6}",
+        spec.num_cells(),
+        spec.cell
+    );
+    println!("neighbors   about {per:.0} per particle at rest");
+    println!(
+        "steps       {} of dt = {} to t = {}",
+        (scene.time.end / scene.time.dt).ceil(),
+        scene.time.dt,
+        scene.time.end
+    );
+    println!("memory      about {:.0} MB", bytes / 1e6);
+    Ok(ExitCode::SUCCESS)
+}

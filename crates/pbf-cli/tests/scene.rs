@@ -1,0 +1,257 @@
+//! Scene files: the shipped configs load with the particle counts SPlisHSPlasH gives for the same
+//! blocks, overrides apply, and each kind of bad input gets its own error naming file and key,
+//! both from the library and from `pbf check` (exit code 2).
+
+use pbf::scene::{Format, Scene, SceneError};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root: scenes are named as a user names them from there.
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn small() -> String {
+    std::fs::read_to_string(root().join("configs/dam_break_small.toml")).unwrap()
+}
+
+#[test]
+fn shipped_configs_load() {
+    let s = Scene::load(&root().join("configs/dam_break.toml"), &[]).unwrap();
+    assert_eq!(s.name, "dam_break");
+    // SPlisHSPlasH fills this block with 117,649 (49^3) particles at r = 0.01.
+    assert_eq!(s.sample_fluid().len(), 117_649);
+    assert_eq!(s.kernel_radius(), 0.04);
+    assert_eq!(s.output.format, Format::Vtu);
+    let s = Scene::load(&root().join("configs/dam_break_small.toml"), &[]).unwrap();
+    assert_eq!(s.sample_fluid().len(), 6_859);
+    // Every particle inside its block, r in from the walls.
+    let pts = s.sample_fluid();
+    for p in &pts {
+        for a in 0..3 {
+            assert!(
+                p[a] >= s.fluid[0].min[a] + 0.0249 && p[a] <= s.fluid[0].max[a] - 0.0249,
+                "{p}"
+            );
+        }
+    }
+    // The lattice is centered in the block (as SPlisHSPlasH's): the block is symmetric about
+    // z = 0, so is the lattice, and its x and y extremes sit equally far from the block's faces.
+    let b = &s.fluid[0];
+    for a in 0..3 {
+        let lo = pts.iter().map(|p| p[a]).fold(f32::MAX, f32::min);
+        let hi = pts.iter().map(|p| p[a]).fold(f32::MIN, f32::max);
+        assert!(
+            ((lo - b.min[a]) - (b.max[a] - hi)).abs() < 1e-5,
+            "axis {a}: {} in from min, {} in from max",
+            lo - b.min[a],
+            b.max[a] - hi
+        );
+    }
+    let mut z: Vec<f32> = pts.iter().map(|p| p.z).collect();
+    z.sort_by(f32::total_cmp);
+    assert!(
+        z.iter()
+            .zip(z.iter().rev())
+            .all(|(a, b)| (a + b).abs() < 1e-5)
+    );
+}
+
+#[test]
+fn a_time_step_too_long_for_the_neighbor_search_is_flagged() {
+    // No shipped scene is flagged.
+    for f in [
+        "dam_break",
+        "dam_break_small",
+        "dam_break_paper",
+        "martin_moyce",
+    ] {
+        let s = Scene::load(&root().join(format!("configs/{f}.toml")), &[]).unwrap();
+        assert!(s.warnings().is_empty(), "{f}: {:?}", s.warnings());
+    }
+    // The reference tank is 3 m high: a fall through it reaches sqrt(2 g 3 m) = 7.672 m/s,
+    // which moves h = 0.04 m in 5.214 ms.
+    let v = (2.0f64 * 9.81 * 3.0).sqrt();
+    let limit = 0.04 / v;
+    assert!((limit - 5.214e-3).abs() < 1e-6);
+    let with = |dt: f64, extra: &[&str]| {
+        let mut sets = vec![format!("time.dt={dt}")];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        Scene::load(&root().join("configs/dam_break.toml"), &sets)
+            .unwrap()
+            .warnings()
+    };
+    assert!(with(limit * 0.99, &[]).is_empty());
+    let w = with(limit * 1.01, &[]);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].contains("time.dt") && w[0].contains("5.21e-3"),
+        "{}",
+        w[0]
+    );
+    // Sideways gravity falls through the tank's 4 m length instead; none, no fall at all.
+    assert_eq!(
+        with(
+            0.04 / (2.0f64 * 9.81 * 4.0).sqrt() * 1.01,
+            &["physics.gravity=[-9.81, 0.0, 0.0]"]
+        )
+        .len(),
+        1
+    );
+    assert!(
+        with(
+            0.04 / (2.0f64 * 9.81 * 4.0).sqrt() * 0.99,
+            &["physics.gravity=[-9.81, 0.0, 0.0]"]
+        )
+        .is_empty()
+    );
+    assert!(with(1.0, &["physics.gravity=[0.0, 0.0, 0.0]"]).is_empty());
+}
+
+#[test]
+fn overrides_apply_by_dotted_path() {
+    let sets = [
+        "particles.radius=0.05".to_string(),
+        "pbf.iterations=5".into(),
+        "search.mode=unpruned".into(),
+        "output.format=\"none\"".into(),
+    ];
+    let s = Scene::load(&root().join("configs/dam_break_small.toml"), &sets).unwrap();
+    assert_eq!(s.particles.radius, 0.05);
+    assert_eq!(s.pbf.iterations, 5);
+    assert_eq!(s.search.mode, nsearch::SearchMode::Unpruned);
+    assert_eq!(s.output.format, Format::None);
+    assert_eq!(s.sample_fluid().len(), 9 * 9 * 9);
+}
+
+#[test]
+fn bad_scenes_get_specific_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = small();
+    let cases: Vec<(PathBuf, Vec<String>, &str)> = vec![
+        (
+            write(
+                dir.path(),
+                "unknown.toml",
+                &base.replace("[time]", "[time]\nspeed = 2"),
+            ),
+            vec![],
+            "unknown field `speed`",
+        ),
+        (
+            write(
+                dir.path(),
+                "type.toml",
+                &base.replace("iterations = 3 ", "iterations = \"three\" "),
+            ),
+            vec![],
+            "invalid type",
+        ),
+        (
+            write(
+                dir.path(),
+                "outside.toml",
+                &base.replace("min = [-1.95, 0.05, -0.5]", "min = [-2.5, 0.05, -0.5]"),
+            ),
+            vec![],
+            "fluid[0]: block min [-2.5, 0.05, -0.5]",
+        ),
+        (
+            write(
+                dir.path(),
+                "negative.toml",
+                &base.replace("radius = 0.025 ", "radius = -0.025 "),
+            ),
+            vec![],
+            "particles.radius: must be positive",
+        ),
+        (
+            dir.path().join("missing.toml"),
+            vec![],
+            "cannot read the scene file",
+        ),
+        (
+            write(
+                dir.path(),
+                "syntax.toml",
+                &base.replace("[output]", "[output"),
+            ),
+            vec![],
+            "line",
+        ),
+        (
+            write(dir.path(), "ok.toml", &base),
+            vec!["time.dt=0".into()],
+            "time.dt: must be positive",
+        ),
+        (
+            write(dir.path(), "ok2.toml", &base),
+            vec!["novalue".into()],
+            "expected key.path=value",
+        ),
+    ];
+    for (path, sets, expect) in cases {
+        let err = Scene::load(&path, &sets).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{msg}"
+        );
+        assert!(msg.contains(expect), "expected '{expect}' in: {msg}");
+        if path.ends_with("unknown.toml")
+            || path.ends_with("type.toml")
+            || path.ends_with("syntax.toml")
+        {
+            assert!(matches!(err, SceneError::Parse { .. }));
+            assert!(
+                msg.contains("line"),
+                "toml errors carry line and column: {msg}"
+            );
+        }
+        // The CLI: exit code 2, the same message, nothing on stdout.
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pbf"));
+        cmd.current_dir(root());
+        cmd.arg("check").arg(&path);
+        for s in &sets {
+            cmd.arg("--set").arg(s);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{msg}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
+        assert!(out.stdout.is_empty());
+        // `pbf run` on the same input: exit 2 and nothing written.
+        let target = path.with_extension("out");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pbf"));
+        cmd.current_dir(root());
+        cmd.arg("run")
+            .arg(&path)
+            .arg("--quiet")
+            .arg("-o")
+            .arg(&target);
+        for s in &sets {
+            cmd.arg("--set").arg(s);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{msg}");
+        assert!(!target.exists(), "a bad scene wrote {target:?}");
+    }
+}
+
+#[test]
+fn check_prints_the_summary() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .current_dir(root())
+        .args(["check", "configs/dam_break.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("particles   117649"), "{text}");
+    assert!(text.contains("100 x 75 x 38"), "{text}");
+}

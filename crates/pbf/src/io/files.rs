@@ -1,0 +1,76 @@
+//! Frame files on disk: their names, the atomic write (temporary file, then rename) every output
+//! goes through, and the clean-up of an earlier run's frames.
+//!
+//! Owns: [`frame_name`], [`write_atomic`], [`write_frame`], [`clear_earlier_frames`]. Does not
+//! touch: the formats' contents (frame, series).
+
+use super::frame::Frame;
+use super::series::series_name;
+use crate::scene::Format;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// File name of frame `index` in `format`.
+pub fn frame_name(index: usize, format: Format) -> String {
+    let ext = match format {
+        Format::Vtk => "vtk",
+        _ => "vtu",
+    };
+    format!("frame_{index:05}.{ext}")
+}
+
+/// Write `bytes` (or what `write` produces) to `path` through a temporary file and a rename.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = path.with_file_name(format!(".{name}.part"));
+    let r = write(&tmp).and_then(|_| std::fs::rename(&tmp, path));
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// Write one frame file into `dir`.
+pub fn write_frame(dir: &Path, frame: &Frame, format: Format) -> std::io::Result<PathBuf> {
+    let path = dir.join(frame_name(frame.index, format));
+    let io = |e: vtkio::Error| std::io::Error::other(e.to_string());
+    write_atomic(&path, |tmp| match format {
+        Format::Vtk => frame.to_vtk().export_be(tmp).map_err(io),
+        _ => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(tmp)?);
+            frame.write_vtu(&mut w)?;
+            w.flush()?;
+            w.into_inner().map_err(|e| e.into_error())?.sync_data()
+        }
+    })?;
+    Ok(path)
+}
+
+/// Remove the frames and series files (of either format) that an earlier run of `name` left in
+/// `dir`: they would sit beside this run's (its series file lists only its own frames, but a user
+/// opening the files directly would mix runs), and the other format's series file would list
+/// frames no longer there.
+pub fn clear_earlier_frames(dir: &Path, name: &str) -> std::io::Result<()> {
+    let series = [Format::Vtu, Format::Vtk].map(|f| series_name(name, f));
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        let ours = (file.starts_with("frame_")
+            && (file.ends_with(".vtu") || file.ends_with(".vtk")))
+            || series.contains(&file);
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::remove_file(e.path()).map_err(|err| {
+                std::io::Error::new(
+                    err.kind(),
+                    format!(
+                        "cannot remove the earlier run's {}: {err}",
+                        e.path().display()
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok(())
+}

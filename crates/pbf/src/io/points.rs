@@ -1,0 +1,108 @@
+//! Point files for `pbf bench-search`: `.xyz` (raw little-endian f32 triples, read by
+//! [`nsearch::points`]) and the points of `.vtu` / `.vtk` frames (through vtkio).
+//!
+//! Owns: reading positions from files. Does not touch: the grid or the solver.
+
+use glam::Vec3A;
+use nsearch::points::XyzError;
+use std::path::{Path, PathBuf};
+
+/// Why a point file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PointsError {
+    #[error("{path}: cannot read the point file")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Xyz(#[from] XyzError),
+    #[error("{path}: could not read VTK file: {message}")]
+    Vtk { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Content { path: PathBuf, message: String },
+    #[error("{path}: unknown point file type: expected .xyz, .vtu or .vtk")]
+    Extension { path: PathBuf },
+    #[error("{path}: point {index} is not finite ({value:?})")]
+    NotFinite {
+        path: PathBuf,
+        index: usize,
+        value: [f32; 3],
+    },
+}
+
+/// Read positions from `.xyz` (raw little-endian f32 triples), `.vtu` or `.vtk` (the points of an
+/// unstructured grid or poly data). Every point must be finite.
+pub fn read_points(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let pts = match ext.as_str() {
+        "xyz" => nsearch::points::read_xyz(path)?,
+        "vtu" | "vtk" => read_vtk(path)?,
+        _ => {
+            return Err(PointsError::Extension {
+                path: path.to_path_buf(),
+            });
+        }
+    };
+    if let Some((index, p)) = pts.iter().enumerate().find(|(_, p)| !p.is_finite()) {
+        return Err(PointsError::NotFinite {
+            path: path.to_path_buf(),
+            index,
+            value: p.to_array(),
+        });
+    }
+    Ok(pts)
+}
+
+fn read_vtk(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
+    use vtkio::model::{DataSet, Piece};
+    let err = |message: String| PointsError::Vtk {
+        path: path.to_path_buf(),
+        message,
+    };
+    if !path.exists() {
+        return Err(PointsError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        });
+    }
+    let vtk = vtkio::Vtk::import(path).map_err(|e| err(e.to_string()))?;
+    // The points of every inline piece, whichever of the two point-carrying data sets it is.
+    fn inline<P>(
+        pieces: Vec<Piece<P>>,
+        points: impl Fn(P) -> vtkio::IOBuffer,
+    ) -> Option<Vec<vtkio::IOBuffer>> {
+        pieces
+            .into_iter()
+            .map(|p| match p {
+                Piece::Inline(p) => Some(points(*p)),
+                _ => None,
+            })
+            .collect()
+    }
+    let buffers = match vtk.data {
+        DataSet::UnstructuredGrid { pieces, .. } => inline(pieces, |p| p.points),
+        DataSet::PolyData { pieces, .. } => inline(pieces, |p| p.points),
+        _ => {
+            return Err(PointsError::Content {
+                path: path.to_path_buf(),
+                message: "expected an UnstructuredGrid or PolyData data set".into(),
+            });
+        }
+    }
+    .ok_or_else(|| err("only inline pieces are supported".into()))?;
+    let mut pts = Vec::new();
+    for b in buffers {
+        let v: Vec<f32> = b.cast_into().ok_or_else(|| PointsError::Content {
+            path: path.to_path_buf(),
+            message: "points are not numeric".into(),
+        })?;
+        pts.extend(v.chunks_exact(3).map(|c| Vec3A::new(c[0], c[1], c[2])));
+    }
+    Ok(pts)
+}

@@ -1,0 +1,121 @@
+//! The run summary (`summary.json`) and the phase totals it reports.
+//!
+//! Owns: [`Phases`], [`RunSummary`] and its JSON, [`peak_rss_bytes`]. Does not touch: timing
+//! itself (the solver measures its phases) or where the file goes (the run).
+
+use crate::solver::StepTimes;
+use nsearch::{Backend, SearchMode, SearchStats};
+
+/// Phase totals of a run, in seconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phases {
+    pub construction: f64,
+    pub search: f64,
+    pub behavior: f64,
+    pub output: f64,
+    pub step: f64,
+}
+
+impl Phases {
+    /// Add one step's times.
+    pub fn add(&mut self, t: &StepTimes) {
+        self.construction += t.construction;
+        self.search += t.search;
+        self.behavior += t.behavior;
+        self.step += t.step;
+    }
+
+    /// The phase table of a run of `steps` steps: mean ms per step and total s per phase.
+    pub fn table(&self, steps: u64) -> String {
+        use std::fmt::Write as _;
+        let k = steps.max(1) as f64;
+        let mut s = format!("{:<28} {:>12} {:>12}\n", "phase", "mean ms", "total s");
+        for (name, v) in [
+            ("construction", self.construction),
+            ("search", self.search),
+            ("construction + search", self.construction + self.search),
+            ("particle behavior", self.behavior),
+            ("output (solver side)", self.output),
+            ("whole step", self.step),
+        ] {
+            let _ = writeln!(s, "{name:<28} {:>12.2} {:>12.2}", v * 1e3 / k, v);
+        }
+        s
+    }
+}
+
+/// What a run did and how long it took.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    pub scene: String,
+    pub particles: usize,
+    pub steps: u64,
+    pub steps_planned: u64,
+    pub interrupted: bool,
+    pub sim_time_s: f64,
+    pub threads: usize,
+    pub search: SearchMode,
+    pub search_backend: Backend,
+    pub cpu: String,
+    pub phases: Phases,
+    pub counters: SearchStats,
+    pub frames: usize,
+}
+
+impl RunSummary {
+    /// `summary.json`: the fields above, phases as mean and total ms, and the peak memory.
+    pub fn to_json(&self) -> String {
+        let k = self.steps.max(1) as f64;
+        let ms = |total: f64| serde_json::json!({ "mean": total * 1e3 / k, "total": total * 1e3 });
+        let ph = &self.phases;
+        let json = serde_json::json!({
+            "scene": self.scene,
+            "particles": self.particles,
+            "steps": self.steps,
+            "steps_planned": self.steps_planned,
+            "interrupted": self.interrupted,
+            "sim_time_s": self.sim_time_s,
+            "threads": self.threads,
+            "search": self.search,
+            "search_backend": self.search_backend,
+            "cpu": self.cpu,
+            "phases_ms": {
+                "construction": ms(ph.construction),
+                "search": ms(ph.search),
+                "behavior": ms(ph.behavior),
+                "output": ms(ph.output),
+                "step": ms(ph.step),
+            },
+            "counters": self.counters,
+            "frames": self.frames,
+            "peak_rss_bytes": peak_rss_bytes(),
+        });
+        serde_json::to_string_pretty(&json).expect("a JSON value serializes")
+    }
+
+    /// The search counters per step, as the run's closing line prints them.
+    pub fn counters_line(&self) -> String {
+        let k = self.steps.max(1) as f64;
+        let c = &self.counters;
+        format!(
+            "search per step: {:.0} candidates, {:.0} neighbors ({:.1} per particle), {:.0} cells visited, {:.0} pruned",
+            c.candidates as f64 / k,
+            c.neighbors as f64 / k,
+            c.neighbors as f64 / k / self.particles.max(1) as f64,
+            c.cells_visited as f64 / k,
+            c.cells_pruned as f64 / k
+        )
+    }
+}
+
+/// The process's peak resident memory (Linux; 0 elsewhere).
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}

@@ -1,0 +1,150 @@
+//! The background writer that keeps the solver off the disk: a bounded queue of frames, one
+//! thread that writes them and rewrites the series file after each.
+//!
+//! Owns: [`FrameWriter`] and its queue. Does not touch: the formats (frame, series, files).
+
+use super::files::write_frame;
+use super::frame::Frame;
+use super::series::{series_name, series_text};
+use super::write_atomic;
+use crate::scene::Format;
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A small bounded queue (parking_lot mutex + condvars).
+struct Queue<T> {
+    items: Mutex<(VecDeque<T>, bool)>,
+    not_empty: Condvar,
+    not_full: Condvar,
+    cap: usize,
+}
+
+impl<T> Queue<T> {
+    fn push(&self, t: T) {
+        let mut g = self.items.lock();
+        while g.0.len() >= self.cap {
+            self.not_full.wait(&mut g);
+        }
+        g.0.push_back(t);
+        self.not_empty.notify_one();
+    }
+
+    /// Next item, or None once closed and drained.
+    fn pop(&self) -> Option<T> {
+        let mut g = self.items.lock();
+        loop {
+            if let Some(t) = g.0.pop_front() {
+                self.not_full.notify_one();
+                return Some(t);
+            }
+            if g.1 {
+                return None;
+            }
+            self.not_empty.wait(&mut g);
+        }
+    }
+
+    fn close(&self) {
+        self.items.lock().1 = true;
+        self.not_empty.notify_all();
+    }
+}
+
+/// Writes frames and the series file on a background thread. The solver hands over a snapshot and
+/// goes on; it waits only when two frames are already queued.
+pub struct FrameWriter {
+    queue: Arc<Queue<Frame>>,
+    state: Arc<Mutex<WriterState>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct WriterState {
+    error: Option<String>,
+    written: Vec<(f64, String)>,
+    /// Seconds spent writing.
+    busy: f64,
+}
+
+impl FrameWriter {
+    /// Start a writer into `dir` (which must exist); the series is [`series_name`].
+    pub fn start(dir: PathBuf, name: String, format: Format) -> FrameWriter {
+        let queue = Arc::new(Queue {
+            items: Mutex::new((VecDeque::new(), false)),
+            not_empty: Condvar::new(),
+            not_full: Condvar::new(),
+            cap: 2,
+        });
+        let state = Arc::new(Mutex::new(WriterState::default()));
+        let (q, st) = (queue.clone(), state.clone());
+        let thread = std::thread::Builder::new()
+            .name("frame-writer".into())
+            .spawn(move || {
+                let series = dir.join(series_name(&name, format));
+                while let Some(frame) = q.pop() {
+                    if st.lock().error.is_some() {
+                        continue; // drain after a failure
+                    }
+                    let t = std::time::Instant::now();
+                    let r = write_frame(&dir, &frame, format).and_then(|path| {
+                        let file = path.file_name().unwrap().to_string_lossy().to_string();
+                        let text = {
+                            let mut g = st.lock();
+                            g.written.push((frame.time, file));
+                            series_text(format, &g.written)
+                        };
+                        write_atomic(&series, |tmp| std::fs::write(tmp, text))
+                    });
+                    let mut g = st.lock();
+                    g.busy += t.elapsed().as_secs_f64();
+                    if let Err(e) = r {
+                        g.error = Some(format!(
+                            "writing frame {} into {}: {e}",
+                            frame.index,
+                            dir.display()
+                        ));
+                    }
+                }
+            })
+            .expect("spawn the frame writer");
+        FrameWriter {
+            queue,
+            state,
+            thread: Some(thread),
+        }
+    }
+
+    /// Queue a frame; fails if an earlier write failed.
+    pub fn push(&self, frame: Frame) -> Result<(), String> {
+        if let Some(e) = self.state.lock().error.clone() {
+            return Err(e);
+        }
+        self.queue.push(frame);
+        Ok(())
+    }
+
+    /// Wait for the queue to drain; returns (frames written, seconds spent writing) or the first
+    /// error.
+    pub fn finish(mut self) -> Result<(usize, f64), String> {
+        self.queue.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let g = self.state.lock();
+        match &g.error {
+            Some(e) => Err(e.clone()),
+            None => Ok((g.written.len(), g.busy)),
+        }
+    }
+}
+
+impl Drop for FrameWriter {
+    fn drop(&mut self) {
+        self.queue.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

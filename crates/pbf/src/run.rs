@@ -1,0 +1,278 @@
+//! The one step loop, and the `pbf run` job built on it.
+//!
+//! Owns: [`step_loop`] (the stop flag, the finite check, progress, and what a [`Stepper`] does
+//! around each step), the divergence check, and [`run_scene`] (a scene run with frames, phase
+//! totals and the summary). Every command that advances a simulation (run, compare, validate,
+//! scaling) goes through [`step_loop`], so each stops, checks and reports the same way.
+//! Does not touch: the step itself (the solver), file formats (io), signal handling or the
+//! terminal (the CLI hands in a stop flag and a [`Progress`]).
+
+use crate::io::summary::{Phases, RunSummary};
+use crate::io::{Frame, FrameWriter, frame_name, write_atomic};
+use crate::scene::{Format, Scene};
+use crate::solver::Solver;
+use nsearch::SearchStats;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Why a run stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(
+        "the simulation diverged at step {step} (t = {time:.4} s): particle {id} has a non-finite position; try a smaller time.dt"
+    )]
+    Diverged { step: u64, time: f64, id: u32 },
+    #[error("{0}")]
+    Writer(String),
+    #[error("writing {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a long loop shows as it goes (the CLI's progress bar; nothing in tests).
+pub trait Progress {
+    /// `done` steps are done, at simulated time `time`.
+    fn tick(&mut self, _done: u64, _time: f64) {}
+    /// The loop ended: all steps done, or stopped early (interrupted or failed: `early`).
+    fn end(&mut self, _early: bool) {}
+}
+
+/// No progress display.
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// Whether the loop goes on after a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// Done before the planned steps (not an interruption: e.g. the tracked front is blocked).
+    Stop,
+}
+
+/// How a loop ended without error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ended {
+    /// Steps done.
+    pub done: u64,
+    /// Stopped by the stop flag before the planned steps.
+    pub interrupted: bool,
+}
+
+/// What one command does in the loop: advance (and measure) one step, then act on the checked
+/// state (frames, tracking, when to stop).
+pub trait Stepper {
+    type Error: From<RunError>;
+    /// The solver whose state the loop checks and reports.
+    fn solver(&self) -> &Solver;
+    /// Advance one step (step `index`, from 0).
+    fn step(&mut self, index: u64) -> Result<(), Self::Error>;
+    /// After the step, once its state is known to be finite.
+    fn after_step(&mut self, _index: u64) -> Result<Flow, Self::Error> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// The one step loop: up to `steps` steps of `stepper`, each preceded by a look at `stop` (set
+/// by an interrupt: the loop ends after the step under way) and followed by the finite check,
+/// the stepper's own work and a progress tick. A failed step or check ends the loop with its
+/// error; the progress display is told either way.
+pub fn step_loop<S: Stepper>(
+    stepper: &mut S,
+    steps: u64,
+    stop: &AtomicBool,
+    progress: &mut dyn Progress,
+) -> Result<Ended, S::Error> {
+    let mut done = 0;
+    let mut stopped = false;
+    for s in 0..steps {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let checked = stepper
+            .step(s)
+            .and_then(|()| check_finite(stepper.solver()).map_err(S::Error::from))
+            .and_then(|()| stepper.after_step(s));
+        let flow = match checked {
+            Ok(flow) => flow,
+            Err(e) => {
+                progress.end(true);
+                return Err(e);
+            }
+        };
+        done = s + 1;
+        progress.tick(done, stepper.solver().time);
+        if flow == Flow::Stop {
+            stopped = true;
+            break;
+        }
+    }
+    let interrupted = done < steps && !stopped;
+    progress.end(interrupted);
+    Ok(Ended { done, interrupted })
+}
+
+/// The divergence check: an error when a particle position is no longer finite.
+pub fn check_finite(solver: &Solver) -> Result<(), RunError> {
+    match solver.fluid.x.iter().position(|p| !p.is_finite()) {
+        Some(bad) => Err(RunError::Diverged {
+            step: solver.steps,
+            time: solver.time,
+            id: solver.fluid.id[bad],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Steps of `scene` up to simulated time `until` (the scene's `time.end` when `None`).
+pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
+    (until.unwrap_or(scene.time.end as f64) / scene.time.dt as f64 - 1e-9)
+        .ceil()
+        .max(0.0) as u64
+}
+
+/// How to run a scene.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub steps: u64,
+    pub format: Format,
+    /// The output folder (frames, series file, summary.json); must exist.
+    pub dir: PathBuf,
+}
+
+/// What [`run_scene`] did.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub summary: RunSummary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+}
+
+/// The `pbf run` stepper: steps, phase totals, counters, frames at the scene's rate.
+struct SceneRun<'a> {
+    solver: &'a mut Solver,
+    writer: Option<FrameWriter>,
+    frame_dt: f64,
+    next_frame: usize,
+    phases: Phases,
+    counters: SearchStats,
+}
+
+impl SceneRun<'_> {
+    fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
+        if let Some(w) = &self.writer {
+            let t = Instant::now();
+            w.push(Frame::from_fluid(k, self.solver.time, &self.solver.fluid))
+                .map_err(RunError::Writer)?;
+            self.phases.output += t.elapsed().as_secs_f64();
+            self.next_frame = k + 1;
+        }
+        Ok(())
+    }
+}
+
+impl Stepper for SceneRun<'_> {
+    type Error = RunError;
+
+    fn solver(&self) -> &Solver {
+        self.solver
+    }
+
+    fn step(&mut self, _: u64) -> Result<(), RunError> {
+        let (t, st) = self.solver.step();
+        self.phases.add(&t);
+        self.counters += st;
+        Ok(())
+    }
+
+    fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
+        if self.solver.time + 1e-9 >= self.next_frame as f64 * self.frame_dt {
+            self.push_frame(self.next_frame)?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// Run `solver` (made from `scene`) for `opts.steps` steps, writing frames at the scene's rate
+/// into `opts.dir` (frame 0 first) and, at the end or on interruption, `summary.json`.
+pub fn run_scene(
+    scene: &Scene,
+    solver: &mut Solver,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    progress: &mut dyn Progress,
+) -> Result<RunReport, RunError> {
+    let writer = (opts.format != Format::None)
+        .then(|| FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format));
+    let particles = solver.fluid.len();
+    let mut run = SceneRun {
+        solver,
+        writer,
+        frame_dt: 1.0 / scene.output.fps as f64,
+        next_frame: 0,
+        phases: Phases::default(),
+        counters: SearchStats::default(),
+    };
+    run.push_frame(0)?;
+    let ended = step_loop(&mut run, opts.steps, stop, progress)?;
+    let frames = match run.writer.take() {
+        Some(w) => {
+            let t = Instant::now();
+            let r = w.finish().map_err(RunError::Writer)?;
+            run.phases.output += t.elapsed().as_secs_f64();
+            r.0
+        }
+        None => 0,
+    };
+    let summary = RunSummary {
+        scene: scene.name.clone(),
+        particles,
+        steps: ended.done,
+        steps_planned: opts.steps,
+        interrupted: ended.interrupted,
+        sim_time_s: run.solver.time,
+        threads: rayon::current_num_threads(),
+        search: scene.search.mode,
+        search_backend: run.solver.neighbor_search().backend(),
+        cpu: crate::experiments::bench_search::cpu_name().to_string(),
+        phases: run.phases,
+        counters: run.counters,
+        frames,
+    };
+    let path = opts.dir.join("summary.json");
+    write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {
+        RunError::Io {
+            path: path.clone(),
+            source,
+        }
+    })?;
+    Ok(RunReport {
+        summary,
+        summary_path: path,
+    })
+}
+
+/// The header line of a run: scene, particles, steps, threads, search, frames.
+pub fn run_header(scene: &Scene, particles: usize, opts: &RunOptions) -> String {
+    format!(
+        "{}: {particles} particles, {} steps of {} s, {} threads, {} search, frames: {}",
+        scene.name,
+        opts.steps,
+        scene.time.dt,
+        rayon::current_num_threads(),
+        scene.search.mode,
+        match opts.format {
+            Format::None => "none".to_string(),
+            f => format!(
+                "{} at {} fps into {}",
+                frame_name(0, f),
+                scene.output.fps,
+                opts.dir.display()
+            ),
+        }
+    )
+}
