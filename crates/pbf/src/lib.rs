@@ -22,8 +22,11 @@
 
 pub mod boundary;
 pub mod experiments;
+pub mod forces;
 pub mod io;
+pub mod par;
 pub mod particles;
+pub mod pressure;
 pub mod run;
 pub mod scene;
 pub mod solver;

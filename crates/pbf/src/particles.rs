@@ -1,29 +1,86 @@
 //! The particles: every per-particle field, in one place.
 //!
-//! Owns: [`Fluid`], the state the solver advances and the output writes. Does not touch: how
-//! fields are computed (the solver) or written (io).
+//! Owns: [`Fluid`] and the three places that list its fields: creation ([`Fluid::at_rest`]),
+//! the reorder into cell order ([`Fluid::reorder`]: the state carried from step to step) and the
+//! frame's point arrays ([`Fluid::frame`]: what ParaView sees). A new field is added here and
+//! nowhere else. Does not touch: how fields are computed (solver, forces) or written (io).
 
+use crate::io::frame::{Frame, PointArray};
 use glam::Vec3A;
 
 /// The particle state, in the cell order of the last step.
 #[derive(Clone, Debug, Default)]
 pub struct Fluid {
+    /// Positions (m). State.
     pub x: Vec<Vec3A>,
+    /// Velocities (m/s). State.
     pub v: Vec<Vec3A>,
-    /// Stable particle id (index at creation).
+    /// Stable particle id (index at creation). State.
     pub id: Vec<u32>,
+    /// Density at the end of the step (kg/m³). Derived.
     pub density: Vec<f32>,
+    /// Vorticity ω at the end of the step (1/s). Derived.
     pub vorticity: Vec<Vec3A>,
-    /// Neighbor count (self included) of the last search.
+    /// Neighbor count (self included) of the last search. Derived.
     pub neighbors: Vec<u32>,
 }
 
 impl Fluid {
+    /// Particles at rest at `x` (ids in that order), at `rest_density`.
+    pub fn at_rest(x: Vec<Vec3A>, rest_density: f32) -> Fluid {
+        let n = x.len();
+        Fluid {
+            x,
+            v: vec![Vec3A::ZERO; n],
+            id: (0..n as u32).collect(),
+            density: vec![rest_density; n],
+            vorticity: vec![Vec3A::ZERO; n],
+            neighbors: vec![0; n],
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.x.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
+    }
+
+    /// The state fields into the order `perm` gives (`new[slot] = old[perm[slot]]`), through the
+    /// scratch buffers. Derived fields are recomputed every step, so they are not moved.
+    pub fn reorder(&mut self, perm: &[u32], tmp: &mut Vec<Vec3A>, tmp_u32: &mut Vec<u32>) {
+        for a in [&mut self.x, &mut self.v] {
+            nsearch::gather(perm, a, tmp);
+            std::mem::swap(a, tmp);
+        }
+        nsearch::gather(perm, &self.id, tmp_u32);
+        std::mem::swap(&mut self.id, tmp_u32);
+    }
+
+    /// Frame `index` at simulated time `time`: the positions and the point arrays, put back into
+    /// id order (so a particle keeps its place from frame to frame).
+    pub fn frame(&self, index: usize, time: f64) -> Frame {
+        let n = self.len();
+        fn by_id<T: Copy + Default>(id: &[u32], slots: &[T]) -> Vec<T> {
+            let mut out = vec![T::default(); slots.len()];
+            for (&i, &v) in id.iter().zip(slots) {
+                out[i as usize] = v;
+            }
+            out
+        }
+        let id = &self.id;
+        Frame {
+            index,
+            time,
+            points: by_id(id, &self.x),
+            arrays: vec![
+                PointArray::u32("id", (0..n as u32).collect()),
+                PointArray::vec3("velocity", by_id(id, &self.v)),
+                PointArray::f32("density", by_id(id, &self.density)),
+                PointArray::vec3("vorticity", by_id(id, &self.vorticity)),
+                PointArray::u32("neighbors", by_id(id, &self.neighbors)),
+            ],
+        }
     }
 }

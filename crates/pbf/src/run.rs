@@ -8,7 +8,7 @@
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
 use crate::io::summary::{Phases, RunSummary};
-use crate::io::{Frame, FrameWriter, frame_name, write_atomic};
+use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene};
 use crate::solver::Solver;
 use nsearch::SearchStats;
@@ -166,7 +166,7 @@ impl SceneRun<'_> {
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
         if let Some(w) = &self.writer {
             let t = Instant::now();
-            w.push(Frame::from_fluid(k, self.solver.time, &self.solver.fluid))
+            w.push(self.solver.fluid.frame(k, self.solver.time))
                 .map_err(RunError::Writer)?;
             self.phases.output += t.elapsed().as_secs_f64();
             self.next_frame = k + 1;

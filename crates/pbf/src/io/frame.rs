@@ -7,73 +7,88 @@ use glam::Vec3A;
 use std::io::Write;
 use vtkio::model::*;
 
-/// One frame's particle data, in particle-id order.
+/// One frame's particle data, in particle-id order: positions and named point arrays (the
+/// fields the particles list, see `Fluid::frame`).
 #[derive(Clone, Debug, Default)]
 pub struct Frame {
     pub index: usize,
     /// Simulated time of the frame.
     pub time: f64,
-    pub x: Vec<Vec3A>,
-    pub v: Vec<Vec3A>,
-    pub density: Vec<f32>,
-    pub vorticity: Vec<Vec3A>,
-    pub neighbors: Vec<u32>,
+    pub points: Vec<Vec3A>,
+    pub arrays: Vec<PointArray>,
+}
+
+/// One named point array of a frame.
+#[derive(Clone, Debug)]
+pub struct PointArray {
+    pub name: &'static str,
+    pub data: ArrayData,
+}
+
+/// A point array's values, one per particle.
+#[derive(Clone, Debug)]
+pub enum ArrayData {
+    U32(Vec<u32>),
+    F32(Vec<f32>),
+    Vec3(Vec<Vec3A>),
+}
+
+impl PointArray {
+    pub fn u32(name: &'static str, v: Vec<u32>) -> Self {
+        PointArray {
+            name,
+            data: ArrayData::U32(v),
+        }
+    }
+
+    pub fn f32(name: &'static str, v: Vec<f32>) -> Self {
+        PointArray {
+            name,
+            data: ArrayData::F32(v),
+        }
+    }
+
+    pub fn vec3(name: &'static str, v: Vec<Vec3A>) -> Self {
+        PointArray {
+            name,
+            data: ArrayData::Vec3(v),
+        }
+    }
+
+    /// The array as a vtkio attribute (a scalar or a 3-vector).
+    fn attribute(&self) -> Attribute {
+        match &self.data {
+            ArrayData::U32(v) => Attribute::scalars(self.name, 1).with_data(v.clone()),
+            ArrayData::F32(v) => Attribute::scalars(self.name, 1).with_data(v.clone()),
+            ArrayData::Vec3(v) => Attribute::vectors(self.name).with_data(Frame::flat(v)),
+        }
+    }
 }
 
 impl Frame {
-    /// Snapshot of the solver's arrays (cell order), put back into id order.
-    pub fn from_fluid(index: usize, time: f64, f: &crate::particles::Fluid) -> Frame {
-        let n = f.len();
-        let mut fr = Frame {
-            index,
-            time,
-            x: vec![Vec3A::ZERO; n],
-            v: vec![Vec3A::ZERO; n],
-            density: vec![0.0; n],
-            vorticity: vec![Vec3A::ZERO; n],
-            neighbors: vec![0; n],
-        };
-        for (slot, &id) in f.id.iter().enumerate() {
-            let i = id as usize;
-            fr.x[i] = f.x[slot];
-            fr.v[i] = f.v[slot];
-            fr.density[i] = f.density[slot];
-            fr.vorticity[i] = f.vorticity[slot];
-            fr.neighbors[i] = f.neighbors[slot];
-        }
-        fr
-    }
-
     fn flat(v: &[Vec3A]) -> Vec<f32> {
         v.iter().flat_map(|p| p.to_array()).collect()
     }
 
-    /// The frame as a vtkio model: one VERTEX cell per particle, point arrays `id`, `velocity`,
-    /// `density`, `vorticity`, `neighbors`.
+    /// The frame as a vtkio model: one VERTEX cell per particle, the point arrays in order.
     pub fn to_vtk(&self) -> Vtk {
-        let n = self.x.len() as u64;
+        let n = self.points.len() as u64;
         Vtk {
             version: Version::new(),
             title: format!("pbf frame {} t={}", self.index, self.time),
             byte_order: ByteOrder::BigEndian,
             file_path: None,
             data: DataSet::inline(UnstructuredGridPiece {
-                points: IOBuffer::F32(Self::flat(&self.x)),
+                points: IOBuffer::F32(Self::flat(&self.points)),
                 cells: Cells {
                     cell_verts: VertexNumbers::XML {
                         connectivity: (0..n).collect(),
                         offsets: (1..=n).collect(),
                     },
-                    types: vec![CellType::Vertex; self.x.len()],
+                    types: vec![CellType::Vertex; self.points.len()],
                 },
                 data: Attributes {
-                    point: vec![
-                        Attribute::scalars("id", 1).with_data((0..n as u32).collect::<Vec<u32>>()),
-                        Attribute::vectors("velocity").with_data(Self::flat(&self.v)),
-                        Attribute::scalars("density", 1).with_data(self.density.clone()),
-                        Attribute::vectors("vorticity").with_data(Self::flat(&self.vorticity)),
-                        Attribute::scalars("neighbors", 1).with_data(self.neighbors.clone()),
-                    ],
+                    point: self.arrays.iter().map(PointArray::attribute).collect(),
                     cell: vec![],
                 },
             }),
@@ -131,36 +146,51 @@ impl Frame {
     /// XML serializer escapes and copies every base64 string) against about 15 ms here, and on
     /// two cores that time came out of the solver's.
     pub fn write_vtu(&self, w: &mut impl Write) -> std::io::Result<()> {
-        let n = self.x.len();
+        let n = self.points.len();
         let mut a = ArrayWriter::new();
+        // ParaView's active arrays: the first scalar and the first vector.
+        let first = |vector: bool| {
+            self.arrays
+                .iter()
+                .find(|p| matches!(p.data, ArrayData::Vec3(_)) == vector)
+                .map_or(String::new(), |p| {
+                    format!(
+                        " {}=\"{}\"",
+                        if vector { "Vectors" } else { "Scalars" },
+                        p.name
+                    )
+                })
+        };
         write!(
             w,
             "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" \
              byte_order=\"BigEndian\" header_type=\"UInt64\"><UnstructuredGrid>\
              <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\
-             <PointData Scalars=\"id\" Vectors=\"velocity\">"
+             <PointData{}{}>",
+            first(false),
+            first(true)
         )?;
         let vec3 = r#"type="Float32" NumberOfComponents="3""#;
-        a.write(
-            w,
-            r#"type="UInt32" Name="id""#,
-            (0..n as u32).map(u32::to_be_bytes),
-        )?;
-        a.f32s(
-            w,
-            &format!(r#"{vec3} Name="velocity""#),
-            &Self::flat(&self.v),
-        )?;
-        a.f32s(w, r#"type="Float32" Name="density""#, &self.density)?;
-        a.f32s(
-            w,
-            &format!(r#"{vec3} Name="vorticity""#),
-            &Self::flat(&self.vorticity),
-        )?;
-        let nb = self.neighbors.iter().map(|x| x.to_be_bytes());
-        a.write(w, r#"type="UInt32" Name="neighbors""#, nb)?;
+        for p in &self.arrays {
+            let name = p.name;
+            match &p.data {
+                ArrayData::U32(v) => a.write(
+                    w,
+                    &format!(r#"type="UInt32" Name="{name}""#),
+                    v.iter().map(|x| x.to_be_bytes()),
+                )?,
+                ArrayData::F32(v) => a.f32s(w, &format!(r#"type="Float32" Name="{name}""#), v)?,
+                ArrayData::Vec3(v) => {
+                    a.f32s(w, &format!(r#"{vec3} Name="{name}""#), &Self::flat(v))?
+                }
+            }
+        }
         w.write_all(b"</PointData><Points>")?;
-        a.f32s(w, &format!(r#"{vec3} Name="Points""#), &Self::flat(&self.x))?;
+        a.f32s(
+            w,
+            &format!(r#"{vec3} Name="Points""#),
+            &Self::flat(&self.points),
+        )?;
         w.write_all(b"</Points><Cells>")?;
         let conn = (0..n).map(|i| (i as u64).to_be_bytes());
         let offsets = (0..n).map(|i| (i as u64 + 1).to_be_bytes());

@@ -1,7 +1,11 @@
-//! SPH building blocks for the solver: smoothing kernels.
+//! SPH building blocks: smoothing kernels, the neighbor-sum machinery, the rest lattice.
 //!
-//! Owns: kernel formulas and their normalisation. Does not touch: particles or neighbors.
+//! Owns: kernel formulas and their normalisation ([`kernels`]), SIMD neighbor sums ([`sums`]),
+//! the mass calibration ([`lattice`]). Does not touch: particles, the step, or any method's
+//! physics.
 
 pub mod kernels;
+pub mod lattice;
+pub mod sums;
 
 pub use kernels::Kernels;

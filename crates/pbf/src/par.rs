@@ -1,0 +1,27 @@
+//! The shape of every per-particle pass: a parallel gather, each particle writing only its own
+//! slot, so results do not depend on the thread count.
+//!
+//! Owns: [`par_gather`], [`par_gather2`] and the task size [`CHUNK`]. Does not touch: what a
+//! pass computes.
+
+use rayon::prelude::*;
+
+/// Particles per rayon task in the solver's loops.
+pub const CHUNK: usize = 256;
+
+/// `out[i] = f(i)` for every particle, in parallel.
+pub fn par_gather<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    out.par_iter_mut()
+        .enumerate()
+        .with_min_len(CHUNK)
+        .for_each(|(i, o)| *o = f(i));
+}
+
+/// [`par_gather`] for passes with two outputs: `(a[i], b[i]) = f(i)`.
+pub fn par_gather2<A: Send, B: Send>(a: &mut [A], b: &mut [B], f: impl Fn(usize) -> (A, B) + Sync) {
+    a.par_iter_mut()
+        .zip(b.par_iter_mut())
+        .enumerate()
+        .with_min_len(CHUNK)
+        .for_each(|(i, (x, y))| (*x, *y) = f(i));
+}

@@ -1,0 +1,173 @@
+//! The sums of the PBF position correction: density and constraint gradients, and `Δp` with the
+//! artificial pressure `s_corr`, eight neighbors at a time.
+//!
+//! Owns: [`Correction`] (the correction's constants) and the two sums of [`super::pbf`]. Does
+//! not touch: the iteration's order or colliders.
+
+use crate::sph::Kernels;
+use crate::sph::sums::{Point, chunks, powi, vec3};
+use glam::{Vec3A, Vec4};
+use wide::f32x8;
+
+/// The density pass's raw sums for particle `i`: `Σ d³` (poly6 without constant), `Σ g r`
+/// (spiky gradient without constant) and `Σ g² |r|²` (its squared length, term by term).
+#[inline(always)]
+pub fn density_and_gradients(
+    list: &[u32],
+    i: usize,
+    p: &[Vec3A],
+    k: &Kernels,
+) -> (f32, Vec3A, f32) {
+    let z0 = f32x8::ZERO;
+    let (mut w, mut gx, mut gy, mut gz, mut g2) = (z0, z0, z0, z0, z0);
+    for c in chunks(list, i, p) {
+        w += c.poly6(k.h2);
+        let g = c.spiky(k.h, 0.0);
+        gx += g * c.x;
+        gy += g * c.y;
+        gz += g * c.z;
+        g2 += g * g * c.r2;
+    }
+    (w.reduce_add(), vec3(gx, gy, gz), g2.reduce_add())
+}
+
+/// Parameters of the position correction.
+#[derive(Clone, Copy, Debug)]
+pub struct Correction {
+    /// Artificial pressure strength (already divided by S0).
+    pub scorr_k: f32,
+    pub scorr_n: u32,
+    /// `c6 / W(Δq)`: turns `d³` into `W / W(Δq)`.
+    pub scorr_scale: f32,
+    /// Below this `W / W(Δq)` a pair's `s_corr` is taken as 0: the smallest base whose `n`-th
+    /// power is a normal f32 ([`Correction::floor`]).
+    pub scorr_floor: f32,
+    /// Below this squared distance a pair counts as coincident.
+    pub coincident: f32,
+    /// `|∇W|` in the limit r → 0 divided by the gradient constant (the `g · |r|` of a coincident
+    /// pair), applied along [`separation`].
+    pub g_at_zero: f32,
+}
+
+impl Correction {
+    /// The smallest `b` whose `n`-th power is a normal f32 (`b^n >= f32::MIN_POSITIVE`).
+    ///
+    /// Pairs near the kernel's edge have `W / W(Δq)` near 0, and its 4th power underflows into
+    /// subnormal numbers, which cost this CPU a microcode assist per vector instruction. On a
+    /// water body still close to its initial lattice, the six axis neighbors sit right at the
+    /// radius (spacing h / 2), so nearly every 8-lane chunk held a subnormal lane and the
+    /// correction pass ran 2x slower than on settled water. Their `s_corr` is below 1.2e-38
+    /// either way, so flushing those bases to 0 changes no result beyond that size.
+    pub fn floor(n: u32) -> f32 {
+        let mut b = f32::MIN_POSITIVE.powf(1.0 / n.max(1) as f32);
+        while b.powi(n as i32) < f32::MIN_POSITIVE {
+            b = b.next_up();
+        }
+        b
+    }
+}
+
+/// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the spiky gradient without its constant),
+/// with `pl[j]` holding particle `j`'s position in x, y, z and its `λ_j` in w (one load per
+/// neighbor for both). A coincident pair (spiky gradient 0 there) gets the gradient's limit
+/// magnitude along a fixed pseudo-random direction, opposite for the two particles
+/// ([`separation`]).
+#[inline(always)]
+pub fn correction(list: &[u32], i: usize, pl: &[Vec4], k: &Kernels, c: &Correction) -> Vec3A {
+    // The exponent as a constant for the common values, so the power unrolls to multiplies.
+    match c.scorr_n {
+        4 => correction_n::<4>(list, i, pl, k, c),
+        n => correction_n::<0>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
+    }
+}
+
+/// [`correction`] with the exponent `N`, or `c.scorr_n` when `N` is 0.
+#[inline(always)]
+fn correction_n<const N: u32>(
+    list: &[u32],
+    i: usize,
+    pl: &[Vec4],
+    k: &Kernels,
+    c: &Correction,
+) -> Vec3A {
+    let n = if N == 0 { c.scorr_n } else { N };
+    let li = f32x8::splat(pl[i].w);
+    let z0 = f32x8::ZERO;
+    let (mut ax, mut ay, mut az) = (z0, z0, z0);
+    // Lanes closer than `coincident`; self is one of them.
+    let mut close = 0u32;
+    for ch in chunks(list, i, pl) {
+        // Self and coincident pairs get g = 0 here.
+        let g = ch.spiky(k.h, c.coincident);
+        let lj = ch.w;
+        let b = ch.poly6(k.h2) * f32x8::splat(c.scorr_scale);
+        let s = powi(b.simd_ge(f32x8::splat(c.scorr_floor)).select(b, z0), n);
+        let f = (li + lj - f32x8::splat(c.scorr_k) * s) * g;
+        ax += f * ch.x;
+        ay += f * ch.y;
+        az += f * ch.z;
+        close += (ch.r2.simd_le(f32x8::splat(c.coincident)) & ch.mask.simd_gt(z0))
+            .to_bitmask()
+            .count_ones();
+    }
+    let mut extra = Vec3A::ZERO;
+    if close > 1 {
+        // Rare: a pair other than self is coincident; add its separation, term by term.
+        let pi = pl[i].xyz();
+        for &j in list {
+            let j = j as usize;
+            let r2 = (pi - pl[j].xyz()).length_squared();
+            if j != i && r2 <= c.coincident {
+                let d = (k.h2 - r2).max(0.0);
+                let b = d * d * d * c.scorr_scale;
+                let s = if b >= c.scorr_floor {
+                    b.powi(c.scorr_n as i32)
+                } else {
+                    0.0
+                };
+                let a = pl[i].w + pl[j].w - c.scorr_k * s;
+                extra += (a * c.g_at_zero) * separation(i, j);
+            }
+        }
+    }
+    vec3(ax, ay, az) + extra
+}
+
+/// A unit direction for the pair of slots (i, j), negated for (j, i): how a coincident pair is
+/// pulled apart (a hash of the pair, so deterministic and the same for any thread count).
+pub fn separation(i: usize, j: usize) -> Vec3A {
+    let (a, b, sign) = if i < j { (i, j, 1.0) } else { (j, i, -1.0) };
+    let mut z = ((a as u64) << 32) | b as u64;
+    let mut next = || {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((x ^ (x >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let d = Vec3A::new(next(), next(), next());
+    sign * d.try_normalize().unwrap_or(Vec3A::X)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scorr_floor_is_the_smallest_base_with_a_normal_power() {
+        for n in 1..=16u32 {
+            let b = Correction::floor(n);
+            assert!(
+                b.powi(n as i32) >= f32::MIN_POSITIVE,
+                "n = {n}: {b}^n is subnormal"
+            );
+            let below = b.next_down();
+            assert!(
+                below.powi(n as i32) < f32::MIN_POSITIVE,
+                "n = {n}: {below} would do"
+            );
+            // The flushed s_corr terms are all below the smallest normal f32.
+            assert!(below.powi(n as i32) < 1.2e-38);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Position Based Fluids' density constraints (Macklin & Müller 2013), solved by Jacobi
+//! iterations.
+//!
+//! Owns: [`PbfConstraints`]: the iteration count, the relaxation, the artificial pressure
+//! `s_corr`, and the scratch of λ and the wall gradients. Does not touch: velocities, forces,
+//! or the step's order.
+//!
+//! `iterations` times:
+//! - density `ρ_i = Σ_j m W(p_i − p_j) + ρ_wall(p_i)` (poly6, self included);
+//! - `C_i = max(ρ_i / ρ0 − 1, 0)` (one-sided, so the free surface is not pulled together);
+//! - `λ_i = −C_i / (Σ_k |∇_k C_i|² + ε)` with `∇_j C_i = −(m/ρ0) ∇W_ij` for `j ≠ i`
+//!   (`ε = relaxation · S0`, S0 below: the relaxation is a fraction of the rest denominator),
+//!   `∇_i C_i = (m/ρ0) Σ_j ∇W_ij + ∇ρ_wall/ρ0` (spiky gradient);
+//! - `Δp_i = (m/ρ0) Σ_{j≠i} (λ_i + λ_j + s_corr) ∇W_ij + (λ_i/ρ0) ∇ρ_wall`, with the artificial
+//!   pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`. `S0 = Σ_j |∇_j C_i|²` of a particle
+//!   inside the rest lattice is the scale of λ's denominator: dividing by it makes k a fraction
+//!   of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
+//!   Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
+//!   50 times the pressure term here and blows the free surface apart.);
+//! - `p = project(p + Δp)`.
+
+use super::correction::{Correction, correction, density_and_gradients};
+use super::{DensityInput, DensitySolver};
+use crate::par::{CHUNK, par_gather};
+use crate::sph::Kernels;
+use glam::{Vec3A, Vec4};
+use rayon::prelude::*;
+
+/// PBF's constraint iterations and their scratch (reused every step).
+pub struct PbfConstraints {
+    iterations: u32,
+    /// `ε = relaxation · S0`.
+    eps: f32,
+    correction: Correction,
+    lambda: Vec<f32>,
+    /// Predicted positions with λ in w, for the correction pass (one load per neighbor).
+    pl: Vec<Vec4>,
+    /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
+    wall_grad: Vec<Vec3A>,
+    tmp: Vec<Vec3A>,
+}
+
+/// The parameters of [`PbfConstraints`], as a scene gives them.
+#[derive(Clone, Copy, Debug)]
+pub struct PbfParams {
+    pub iterations: u32,
+    /// Constraint relaxation, a fraction of S0.
+    pub relaxation: f32,
+    /// Artificial pressure strength k, a fraction of S0.
+    pub scorr_k: f32,
+    pub scorr_n: u32,
+    /// Δq as a fraction of h.
+    pub scorr_dq: f32,
+}
+
+impl PbfConstraints {
+    /// For kernels `k` and `s0`, the rest lattice's `Σ_j |∇_j C_i|²` (see the module docs).
+    pub fn new(q: PbfParams, k: &Kernels, s0: f32) -> Self {
+        let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
+        let w_dq = k.poly6((q.scorr_dq * k.h).powi(2));
+        let scorr_n = q.scorr_n;
+        PbfConstraints {
+            iterations: q.iterations,
+            eps: q.relaxation * s0,
+            correction: Correction {
+                scorr_k: q.scorr_k / s0,
+                scorr_n,
+                scorr_scale: c6 / w_dq,
+                scorr_floor: Correction::floor(scorr_n),
+                // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude.
+                coincident: (1e-6 * k.h) * (1e-6 * k.h),
+                g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
+            },
+            lambda: Vec::new(),
+            pl: Vec::new(),
+            wall_grad: Vec::new(),
+            tmp: Vec::new(),
+        }
+    }
+}
+
+impl DensitySolver for PbfConstraints {
+    fn name(&self) -> &'static str {
+        "pbf"
+    }
+
+    fn solve(&mut self, input: &DensityInput, p: &mut Vec<Vec3A>, density: &mut [f32]) {
+        let n = p.len();
+        let lists = input.lists;
+        let k = *input.kernels;
+        let colliders = input.colliders;
+        let (m, rho0) = (input.mass, input.rest_density);
+        let vol = m / rho0;
+        // Kernel constants, applied to the raw sums.
+        let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
+        self.lambda.resize(n, 0.0);
+        self.pl.resize(n, Vec4::ZERO);
+        self.wall_grad.resize(n, Vec3A::ZERO);
+        self.tmp.resize(n, Vec3A::ZERO);
+        let params = &self.correction;
+        for _ in 0..self.iterations {
+            // Density and λ.
+            let pp = &*p;
+            let eps = self.eps;
+            density
+                .par_chunks_mut(CHUNK)
+                .zip(self.lambda.par_chunks_mut(CHUNK))
+                .zip(self.wall_grad.par_chunks_mut(CHUNK))
+                .zip(self.pl.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(|(b, (((rho, lambda), wall_grad), pl))| {
+                    for o in 0..rho.len() {
+                        let i = b * CHUNK + o;
+                        let (sum_w, sum_g, sum_g2) =
+                            density_and_gradients(lists.neighbors(i), i, pp, &k);
+                        let (rho_w, grad_w) = colliders.density(pp[i]);
+                        wall_grad[o] = grad_w;
+                        let d = m * c6 * sum_w + rho_w;
+                        let grad_i = (vol * cg) * sum_g + grad_w / rho0;
+                        rho[o] = d;
+                        let c = (d / rho0 - 1.0).max(0.0);
+                        let g2 = (vol * cg) * (vol * cg) * sum_g2;
+                        lambda[o] = -c / (g2 + grad_i.length_squared() + eps);
+                        // With λ in w: the correction reads both of a neighbor in one load.
+                        pl[o] = pp[i].extend(lambda[o]);
+                    }
+                });
+
+            // Δp, then the new positions into tmp.
+            let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
+            let pl = &self.pl;
+            par_gather(&mut self.tmp, |i| {
+                let dp = correction(lists.neighbors(i), i, pl, &k, params);
+                let li = lambda[i];
+                colliders.project(pp[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
+            });
+            std::mem::swap(p, &mut self.tmp);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Building the simulation a scene describes: the particles, the colliders, the density solve
+//! and the forces, put together as a [`Solver`].
+//!
+//! Owns: [`solver`], the one place where scene keys become solver parts. Does not touch: the
+//! step itself.
+
+use super::Scene;
+use crate::boundary::{BoxTank, ColliderSet, WallTable};
+use crate::forces::vorticity::VorticityConfinement;
+use crate::forces::xsph::Xsph;
+use crate::particles::Fluid;
+use crate::pressure::pbf::{PbfConstraints, PbfParams};
+use crate::solver::{Solver, SolverParts};
+use crate::sph::Kernels;
+use crate::sph::lattice::rest_lattice;
+use glam::Vec3A;
+use nsearch::{GridError, GridSpec};
+
+/// The solver for `scene`: its fluid blocks sampled into particles at rest, the tank as a
+/// collider, PBF's constraint iterations, vorticity confinement and XSPH.
+pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
+    let h = scene.kernel_radius();
+    let kernels = Kernels::new(h);
+    let r = scene.particles.radius;
+    let rho0 = scene.particles.rest_density;
+    let (mass, s0) = rest_lattice(&kernels, scene.spacing(), rho0);
+    let (tmin, tmax) = (
+        Vec3A::from_array(scene.tank.min),
+        Vec3A::from_array(scene.tank.max),
+    );
+    let table = WallTable::new(&kernels, r, mass);
+    let colliders = ColliderSet::new(vec![Box::new(BoxTank::new(tmin, tmax, r, table))]);
+    let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
+    let q = &scene.pbf;
+    let density_solver = PbfConstraints::new(
+        PbfParams {
+            iterations: q.iterations,
+            relaxation: q.relaxation,
+            scorr_k: q.scorr_k,
+            scorr_n: q.scorr_n,
+            scorr_dq: q.scorr_dq,
+        },
+        &kernels,
+        s0,
+    );
+    let forces = Box::new((VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph)));
+    Ok(Solver::from_parts(SolverParts {
+        fluid: Fluid::at_rest(scene.sample_fluid(), rho0),
+        kernels,
+        colliders,
+        domain,
+        search_mode: scene.search.mode,
+        gravity: Vec3A::from_array(scene.physics.gravity),
+        dt: scene.time.dt,
+        rest_density: rho0,
+        mass,
+        density_solver: Box::new(density_solver),
+        forces,
+    }))
+}

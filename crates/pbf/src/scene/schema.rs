@@ -1,0 +1,181 @@
+//! The scene file's schema: the serde structs and their defaults. Unknown keys and wrong types
+//! are errors with file, line and column (`deny_unknown_fields`).
+//!
+//! Owns: the keys and their defaults (documented here and, with comments, in
+//! `configs/dam_break.toml`). Does not touch: checks beyond the types (validate) or the
+//! simulation (build).
+
+use nsearch::{CellSize, SearchMode};
+use serde::{Deserialize, Serialize};
+
+/// A whole scene.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Name, used for the output folder and the series file (`.pvd` or `.vtk.series`) (default: the file's stem).
+    #[serde(default)]
+    pub name: String,
+    /// The box the fluid lives in.
+    pub tank: BoxSpec,
+    /// Blocks of water, each filled on a cubic lattice of spacing 2r.
+    pub fluid: Vec<BoxSpec>,
+    pub particles: Particles,
+    #[serde(default)]
+    pub physics: Physics,
+    pub time: Time,
+    #[serde(default)]
+    pub pbf: PbfParams,
+    #[serde(default)]
+    pub search: Search,
+    #[serde(default)]
+    pub output: Output,
+}
+
+/// An axis-aligned box, corners in metres.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BoxSpec {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Particles {
+    /// Particle radius r in metres; the lattice spacing is 2r.
+    pub radius: f32,
+    /// Kernel (search) radius h in metres (default 4r).
+    #[serde(default)]
+    pub kernel_radius: Option<f32>,
+    /// Rest density in kg/m³ (default 1000).
+    #[serde(default = "default_rest_density")]
+    pub rest_density: f32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Physics {
+    /// Gravity in m/s² (default [0, -9.81, 0]).
+    pub gravity: [f32; 3],
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics {
+            gravity: [0.0, -9.81, 0.0],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Time {
+    /// Fixed time step in seconds.
+    pub dt: f32,
+    /// Simulated end time in seconds.
+    pub end: f32,
+}
+
+/// Position Based Fluids parameters (Macklin & Müller 2013).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PbfParams {
+    /// Constraint iterations per step (default 3).
+    pub iterations: u32,
+    /// Constraint relaxation: ε = relaxation · S0 is added to the λ denominator, S0 being that
+    /// denominator for a particle at rest inside the fluid (default 1e-3; see the solver docs).
+    pub relaxation: f32,
+    /// Artificial pressure strength k, as a fraction of the λ scale (default 0.01; see the solver
+    /// docs for why this is not the paper's 0.1).
+    pub scorr_k: f32,
+    /// Artificial pressure exponent n (default 4, 1 to 16).
+    pub scorr_n: u32,
+    /// Artificial pressure reference distance Δq as a fraction of h (default 0.2).
+    pub scorr_dq: f32,
+    /// Vorticity confinement strength ε_vort (default 0.01).
+    pub vorticity: f32,
+    /// XSPH viscosity coefficient c (default 0.01).
+    pub xsph: f32,
+}
+
+impl Default for PbfParams {
+    fn default() -> Self {
+        PbfParams {
+            iterations: 3,
+            relaxation: 1e-3,
+            scorr_k: 0.01,
+            scorr_n: 4,
+            scorr_dq: 0.2,
+            vorticity: 0.01,
+            xsph: 0.01,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Search {
+    /// `pruned` (default) or `unpruned`.
+    pub mode: SearchMode,
+    /// `h` (default, 3 x 3 x 3 stencil) or `half` (h/2, 5 x 5 x 5).
+    pub cell_size: CellSize,
+}
+
+/// Frame format.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// XML UnstructuredGrid, inline base64 (default).
+    #[default]
+    Vtu,
+    /// Legacy VTK 4.2, big-endian binary.
+    Vtk,
+    /// No frames (timing runs).
+    None,
+}
+
+impl Format {
+    /// Every format.
+    pub const ALL: [Format; 3] = [Format::Vtu, Format::Vtk, Format::None];
+
+    /// The format's name, as scene files and `FromStr` read it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Vtu => "vtu",
+            Format::Vtk => "vtk",
+            Format::None => "none",
+        }
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown format {s:?}: expected vtu, vtk or none"))
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Frame format (default `vtu`).
+    pub format: Format,
+    /// Frames per simulated second (default 30).
+    pub fps: f32,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            format: Format::Vtu,
+            fps: 30.0,
+        }
+    }
+}
+
+fn default_rest_density() -> f32 {
+    1000.0
+}

@@ -1,0 +1,127 @@
+//! The semantic checks of a scene, on top of the types: positive sizes, blocks inside the tank,
+//! a grid that fits.
+//!
+//! Owns: [`Scene::validate`]. Does not touch: parsing or the simulation.
+
+use super::{Scene, SceneError};
+use nsearch::SearchMode;
+use std::path::Path;
+
+impl Scene {
+    /// Semantic checks on top of the types.
+    pub fn validate(&self, path: &Path) -> Result<(), SceneError> {
+        let bad = |field: &str, message: String| {
+            Err(SceneError::Invalid {
+                path: path.to_path_buf(),
+                field: field.to_string(),
+                message,
+            })
+        };
+        let finite3 = |v: [f32; 3]| v.iter().all(|x| x.is_finite());
+        let p = &self.particles;
+        if !(p.radius.is_finite() && p.radius > 0.0) {
+            return bad(
+                "particles.radius",
+                format!("must be positive, got {}", p.radius),
+            );
+        }
+        let h = self.kernel_radius();
+        if !(h.is_finite() && h > self.spacing()) {
+            return bad(
+                "particles.kernel_radius",
+                format!("must exceed the spacing 2r = {}, got {h}", self.spacing()),
+            );
+        }
+        if !(p.rest_density.is_finite() && p.rest_density > 0.0) {
+            return bad(
+                "particles.rest_density",
+                format!("must be positive, got {}", p.rest_density),
+            );
+        }
+        let t = &self.tank;
+        if !(finite3(t.min)
+            && finite3(t.max)
+            && (0..3).all(|a| t.max[a] - t.min[a] > self.spacing()))
+        {
+            return bad(
+                "tank",
+                format!(
+                    "max must exceed min by more than the spacing on every axis, got min {:?} max {:?}",
+                    t.min, t.max
+                ),
+            );
+        }
+        if self.fluid.is_empty() {
+            return bad("fluid", "at least one fluid block is needed".into());
+        }
+        for (k, b) in self.fluid.iter().enumerate() {
+            let field = format!("fluid[{k}]");
+            if !(finite3(b.min) && finite3(b.max) && (0..3).all(|a| b.max[a] > b.min[a])) {
+                return bad(
+                    &field,
+                    format!(
+                        "max must exceed min on every axis, got min {:?} max {:?}",
+                        b.min, b.max
+                    ),
+                );
+            }
+            if !(0..3).all(|a| b.min[a] >= t.min[a] && b.max[a] <= t.max[a]) {
+                return bad(
+                    &field,
+                    format!(
+                        "block min {:?} max {:?} is not inside the tank min {:?} max {:?}",
+                        b.min, b.max, t.min, t.max
+                    ),
+                );
+            }
+        }
+        if !finite3(self.physics.gravity) {
+            return bad("physics.gravity", "must be finite".into());
+        }
+        if !(self.time.dt.is_finite() && self.time.dt > 0.0) {
+            return bad("time.dt", format!("must be positive, got {}", self.time.dt));
+        }
+        if !(self.time.end.is_finite() && self.time.end >= 0.0) {
+            return bad("time.end", format!("must be >= 0, got {}", self.time.end));
+        }
+        let q = &self.pbf;
+        if q.iterations == 0 {
+            return bad("pbf.iterations", "must be at least 1".into());
+        }
+        for (name, v) in [
+            ("pbf.relaxation", q.relaxation),
+            ("pbf.scorr_k", q.scorr_k),
+            ("pbf.vorticity", q.vorticity),
+            ("pbf.xsph", q.xsph),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(name, format!("must be >= 0, got {v}"));
+            }
+        }
+        if !(1..=16).contains(&q.scorr_n) {
+            return bad(
+                "pbf.scorr_n",
+                format!("must be an integer from 1 to 16, got {}", q.scorr_n),
+            );
+        }
+        if !(q.scorr_dq.is_finite() && q.scorr_dq > 0.0 && q.scorr_dq < 1.0) {
+            return bad(
+                "pbf.scorr_dq",
+                format!("must be in (0, 1) (a fraction of h), got {}", q.scorr_dq),
+            );
+        }
+        if self.search.mode == SearchMode::Brute {
+            return bad(
+                "search.mode",
+                "must be pruned or unpruned (brute is for tests)".into(),
+            );
+        }
+        if !(self.output.fps.is_finite() && self.output.fps > 0.0) {
+            return bad(
+                "output.fps",
+                format!("must be positive, got {}", self.output.fps),
+            );
+        }
+        Ok(())
+    }
+}
