@@ -90,7 +90,7 @@ fn jitter_vec(rng: &mut Pcg64Mcg, jitter: f32) -> Vec3A {
     }
 }
 
-/// Why an `.xyz` file could not be read.
+/// Why a point file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum XyzError {
     #[error("{path}: cannot read the point file")]
@@ -131,14 +131,20 @@ pub fn read_xyz(path: &Path) -> Result<Vec<Vec3A>, XyzError> {
             Vec3A::new(f(0), f(4), f(8))
         })
         .collect();
-    if let Some((index, p)) = pts.iter().enumerate().find(|(_, p)| !p.is_finite()) {
-        return Err(XyzError::NotFinite {
+    check_finite(path, &pts)?;
+    Ok(pts)
+}
+
+/// An error naming the first point of `pts` (read from `path`) that is not finite.
+pub fn check_finite(path: &Path, pts: &[Vec3A]) -> Result<(), XyzError> {
+    match pts.iter().enumerate().find(|(_, p)| !p.is_finite()) {
+        Some((index, p)) => Err(XyzError::NotFinite {
             path: path.to_path_buf(),
             index,
             value: p.to_array(),
-        });
+        }),
+        None => Ok(()),
     }
-    Ok(pts)
 }
 
 /// Write positions as raw little-endian f32 triples (`.xyz`).

@@ -46,36 +46,12 @@ impl CellSize {
     /// Both sizes.
     pub const ALL: [CellSize; 2] = [CellSize::H, CellSize::Half];
 
-    /// The size's name, as `FromStr` and scene files read it.
-    pub fn name(self) -> &'static str {
-        match self {
-            CellSize::H => "h",
-            CellSize::Half => "half",
-        }
-    }
-
     /// Stencil reach in cells on each side of a particle's own cell.
     pub fn reach(self) -> usize {
         match self {
             CellSize::H => 1,
             CellSize::Half => 2,
         }
-    }
-}
-
-impl std::fmt::Display for CellSize {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for CellSize {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        CellSize::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown cell size {s:?}: expected h or half"))
     }
 }
 
@@ -165,16 +141,6 @@ impl SearchMode {
 impl std::fmt::Display for SearchMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SearchMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        SearchMode::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown search mode {s:?}: expected pruned, unpruned or brute"))
     }
 }
 

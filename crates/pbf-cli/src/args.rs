@@ -10,22 +10,21 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use pbf::scene::Scene;
 use std::path::{Path, PathBuf};
 
-/// A parser for a library enum with `ALL` and `name()`: the names as clap's possible values
-/// (listed in `--help` and in the error for a wrong one), parsed with `FromStr`.
-pub fn choice<T>(names: &[&'static str]) -> impl TypedValueParser<Value = T>
+/// A parser for the values `all` of a library enum: their names as the libraries' serde gives
+/// them (the names scene files use) become clap's possible values (listed in `--help` and in the
+/// error for a wrong one).
+pub fn choice<T>(all: &[T]) -> impl TypedValueParser<Value = T> + use<T>
 where
-    T: std::str::FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Debug,
+    T: serde::Serialize + serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
 {
-    PossibleValuesParser::new(names.to_vec()).map(|s| s.parse::<T>().expect("a listed name"))
-}
-
-/// The names of a library enum's values.
-#[macro_export]
-macro_rules! names {
-    ($t:ty) => {
-        <$t>::ALL.map(|v| v.name()).as_slice()
-    };
+    let names = all.iter().map(|v| -> &'static str {
+        let name = serde_json::to_value(v).expect("a unit variant serializes");
+        // A handful of short names per process, for clap's 'static strings.
+        Box::leak(name.as_str().expect("a unit variant is a string").into())
+    });
+    PossibleValuesParser::new(names.collect::<Vec<_>>()).map(|s| {
+        serde_json::from_value(serde_json::Value::String(s)).expect("a listed name parses")
+    })
 }
 
 /// How far to simulate: `--until T` or `--steps N` (default: to the scene's time.end).

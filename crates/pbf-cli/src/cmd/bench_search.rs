@@ -2,7 +2,6 @@
 //! one point set (a file or a generated cloud).
 
 use crate::args::{choice, input, with_threads};
-use crate::names;
 use anyhow::{Result, bail};
 use nsearch::points::{collapsing_column, jittered_lattice};
 use nsearch::{Backend, CellSize};
@@ -43,14 +42,14 @@ pub struct Args {
     #[arg(long, value_name = "H", allow_negative_numbers = true)]
     radius: Option<f32>,
     /// Cell width: h (3x3x3 stencil) or half (h/2, 5x5x5 stencil).
-    #[arg(long, default_value = "h", value_parser = choice::<CellSize>(names!(CellSize)))]
+    #[arg(long, default_value = "h", value_parser = choice(&CellSize::ALL))]
     cell_size: CellSize,
     /// Timed repetitions per mode (medians are reported).
     #[arg(long, value_name = "K", default_value_t = 7)]
     reps: usize,
     /// Search backend (the SIMD path): auto (the fastest this CPU runs), portable, avx2 or
     /// avx512. All give the same lists; only the speed differs.
-    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice::<Backend>(names!(Backend)))]
+    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice(&Backend::ALL))]
     backend: Backend,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]

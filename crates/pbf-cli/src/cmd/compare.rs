@@ -2,7 +2,6 @@
 //! paper's Tables 1 and 2 and Figure 5).
 
 use crate::args::{Span, choice, input, load_scene, output_dir, solver, with_threads, write_text};
-use crate::names;
 use crate::progress::{Bar, interrupt_flag};
 use anyhow::Result;
 use nsearch::Backend;
@@ -30,7 +29,7 @@ pub struct Args {
     set: Vec<String>,
     /// Search backend (the SIMD path) for both modes: auto (the fastest this CPU runs),
     /// portable, avx2 or avx512.
-    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice::<Backend>(names!(Backend)))]
+    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice(&Backend::ALL))]
     backend: Backend,
     /// No progress display.
     #[arg(long)]

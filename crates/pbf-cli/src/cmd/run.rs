@@ -1,7 +1,6 @@
 //! `pbf run SCENE`: simulate a scene and write frames for ParaView.
 
 use crate::args::{Span, choice, load_scene, output_dir, solver, with_threads};
-use crate::names;
 use crate::progress::{Bar, interrupt_flag};
 use anyhow::Result;
 use nsearch::{Backend, SearchMode};
@@ -18,7 +17,7 @@ pub struct Args {
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Frame format (default: the scene's output.format).
-    #[arg(long, value_parser = choice::<Format>(names!(Format)))]
+    #[arg(long, value_parser = choice(&Format::ALL))]
     format: Option<Format>,
     /// No progress display.
     #[arg(long)]
@@ -26,11 +25,11 @@ pub struct Args {
     #[command(flatten)]
     span: Span,
     /// Neighbor search mode (default: the scene's search.mode).
-    #[arg(long, value_parser = choice::<SearchMode>(&["pruned", "unpruned"]))]
+    #[arg(long, value_parser = choice(&[SearchMode::Pruned, SearchMode::Unpruned]))]
     search: Option<SearchMode>,
     /// Search backend (the SIMD path): auto (the fastest this CPU runs), portable, avx2 or
     /// avx512. All give the same results; only the speed differs.
-    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice::<Backend>(names!(Backend)))]
+    #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice(&Backend::ALL))]
     backend: Backend,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]

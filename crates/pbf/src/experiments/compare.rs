@@ -7,10 +7,10 @@
 //! [`CompareStep`]s into tables, CSV and a chart. Does not touch: the step itself (see
 //! [`Solver::step_compare`]).
 
+use super::report::{self, BLACK_RGBA, Panel, Series, Table, chart, color};
 use crate::run::{RunError, Stepper};
 use crate::solver::{CompareStep, ModeStep, Solver};
 use nsearch::{NeighborSearch, SearchMode, SearchStats};
-use std::fmt::Write as _;
 
 /// Why a comparison stopped early with an error.
 #[derive(Debug, thiserror::Error)]
@@ -172,185 +172,147 @@ pub fn means(records: &[StepRecord]) -> (Means, Means) {
 /// with the reductions.
 pub fn tables(records: &[StepRecord]) -> String {
     let (u, p) = means(records);
-    let mut s = String::new();
-    let head = |s: &mut String, title: &str| {
-        let _ = writeln!(s, "{title}");
-        let _ = writeln!(
-            s,
-            "{:<36} {:>18} {:>18} {:>10}",
-            "", "(1) Uniform grid", "(2) AABB pruning", "reduction"
-        );
+    let columns = [
+        ("(1) Uniform grid", 18),
+        ("(2) AABB pruning", 18),
+        ("reduction", 10),
+    ];
+    let rows = |t: &mut Table, rows: &[(&str, f64, f64)], digits: usize| {
+        for &(name, a, b) in rows {
+            t.row([
+                name.to_string(),
+                format!("{a:.digits$}"),
+                format!("{b:.digits$}"),
+                format!("{:.1}%", reduction(a, b)),
+            ]);
+        }
     };
-    head(
-        &mut s,
-        &format!(
-            "Table 1: mean seconds per step over {} steps",
-            records.len()
-        ),
+    let mut t1 = Table::with_labels(36, &columns);
+    rows(
+        &mut t1,
+        &[
+            ("construction", u.construction_s, p.construction_s),
+            ("search", u.search_s, p.search_s),
+            (
+                "construction + search",
+                u.construction_and_search_s,
+                p.construction_and_search_s,
+            ),
+            ("particle behavior", u.behavior_s, p.behavior_s),
+            ("total", u.total_s, p.total_s),
+        ],
+        5,
     );
-    for (name, a, b) in [
-        ("construction", u.construction_s, p.construction_s),
-        ("search", u.search_s, p.search_s),
-        (
-            "construction + search",
-            u.construction_and_search_s,
-            p.construction_and_search_s,
-        ),
-        ("particle behavior", u.behavior_s, p.behavior_s),
-        ("total", u.total_s, p.total_s),
-    ] {
-        let _ = writeln!(
-            s,
-            "{name:<36} {a:>18.5} {b:>18.5} {:>9.1}%",
-            reduction(a, b)
-        );
-    }
-    let _ = writeln!(s);
-    head(&mut s, "Table 2: mean particles per step");
-    for (name, a, b) in [
-        ("search target particles", u.candidates, p.candidates),
-        (
-            "particles in the influence radius",
-            u.neighbors,
-            p.neighbors,
-        ),
-    ] {
-        let _ = writeln!(
-            s,
-            "{name:<36} {a:>18.0} {b:>18.0} {:>9.1}%",
-            reduction(a, b)
-        );
-    }
-    s
+    let mut t2 = Table::with_labels(36, &columns);
+    rows(
+        &mut t2,
+        &[
+            ("search target particles", u.candidates, p.candidates),
+            (
+                "particles in the influence radius",
+                u.neighbors,
+                p.neighbors,
+            ),
+        ],
+        0,
+    );
+    format!(
+        "Table 1: mean seconds per step over {} steps\n{}\nTable 2: mean particles per step\n{}",
+        records.len(),
+        t1.text(),
+        t2.text()
+    )
 }
 
 /// Every step as CSV: both modes' construction and search times (ms) and counters.
 pub fn csv(records: &[StepRecord]) -> String {
-    let mut s = String::from(
-        "step,time_s,unpruned_construction_ms,unpruned_search_ms,unpruned_candidates,\
-         unpruned_neighbors,unpruned_cells_visited,unpruned_cells_pruned,\
-         pruned_construction_ms,pruned_search_ms,pruned_candidates,pruned_neighbors,\
-         pruned_cells_visited,pruned_cells_pruned,behavior_ms,reduction_pct\n",
-    );
-    for r in records {
-        let _ = write!(s, "{},{:.6}", r.step, r.time);
-        for m in [&r.unpruned, &r.pruned] {
-            let _ = write!(
-                s,
-                ",{:.4},{:.4},{},{},{},{}",
-                m.construction * 1e3,
-                m.search * 1e3,
-                m.stats.candidates,
-                m.stats.neighbors,
-                m.stats.cells_visited,
-                m.stats.cells_pruned
-            );
+    let mut cols = vec!["step".to_string(), "time_s".to_string()];
+    for mode in ["unpruned", "pruned"] {
+        for col in [
+            "construction_ms",
+            "search_ms",
+            "candidates",
+            "neighbors",
+            "cells_visited",
+            "cells_pruned",
+        ] {
+            cols.push(format!("{mode}_{col}"));
         }
-        let _ = writeln!(s, ",{:.4},{:.3}", r.behavior * 1e3, r.reduction_pct());
     }
-    s
+    cols.extend(["behavior_ms".to_string(), "reduction_pct".to_string()]);
+    let header: Vec<&str> = cols.iter().map(String::as_str).collect();
+    report::csv(
+        &header,
+        records.iter().map(|r| {
+            let mut row = vec![r.step.to_string(), format!("{:.6}", r.time)];
+            for m in [&r.unpruned, &r.pruned] {
+                row.extend([
+                    format!("{:.4}", m.construction * 1e3),
+                    format!("{:.4}", m.search * 1e3),
+                    m.stats.candidates.to_string(),
+                    m.stats.neighbors.to_string(),
+                    m.stats.cells_visited.to_string(),
+                    m.stats.cells_pruned.to_string(),
+                ]);
+            }
+            row.extend([
+                format!("{:.4}", r.behavior * 1e3),
+                format!("{:.3}", r.reduction_pct()),
+            ]);
+            row
+        }),
+    )
 }
 
 /// The paper's Figure 5 as an SVG chart: the per-step reduction rate of construction + search
 /// (top), and the search target particles per step of both modes (bottom).
 pub fn svg(title: &str, records: &[StepRecord]) -> Result<String, String> {
-    let mut buf = String::new();
-    draw(&mut buf, title, records)?;
-    Ok(buf)
-}
-
-fn draw(buf: &mut String, title: &str, records: &[StepRecord]) -> Result<(), String> {
-    use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
-    let root = SVGBackend::with_string(buf, (960, 720)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let (top, bottom) = root.split_vertically(360);
-    let steps = records.last().map_or(1, |r| r.step).max(1);
-    let first = records.first().map_or(0, |r| r.step);
-
-    let red: Vec<(u64, f64)> = records
+    let step = |r: &StepRecord| r.step as f64;
+    let red: Vec<(f64, f64)> = records
         .iter()
-        .map(|r| (r.step, r.reduction_pct()))
+        .map(|r| (step(r), r.reduction_pct()))
         .collect();
     let mean = records.iter().map(|r| r.reduction_pct()).sum::<f64>() / records.len().max(1) as f64;
-    let (lo, hi) = red
-        .iter()
-        .fold((0.0f64, 0.0f64), |(a, b), &(_, y)| (a.min(y), b.max(y)));
-    let mut c = ChartBuilder::on(&top)
-        .caption(
-            format!("{title}: reduction of construction + search by AABB pruning"),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(64)
-        .build_cartesian_2d(first..steps, (lo - 5.0)..(hi + 5.0))
-        .map_err(|e| err(&e))?;
-    c.configure_mesh()
-        .x_desc("step")
-        .y_desc("reduction rate (%)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    c.draw_series(LineSeries::new(red, &BLUE))
-        .map_err(|e| err(&e))?
-        .label("per step")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
-    c.draw_series(LineSeries::new(
-        [(first, mean), (steps, mean)],
-        RED.stroke_width(2),
-    ))
-    .map_err(|e| err(&e))?
-    .label(format!("mean {mean:.1}%"))
-    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-
-    let top_c = records
-        .iter()
-        .map(|r| r.unpruned.stats.candidates.max(r.pruned.stats.candidates))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let mut c = ChartBuilder::on(&bottom)
-        .caption("search target particles per step", ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(64)
-        .build_cartesian_2d(first..steps, 0.0..top_c * 1.1 / 1e6)
-        .map_err(|e| err(&e))?;
-    c.configure_mesh()
-        .x_desc("step")
-        .y_desc("candidates (millions)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (name, color, f) in [
-        (
-            "(1) uniform grid",
-            BLACK,
-            (|r: &StepRecord| r.unpruned.stats.candidates) as fn(&StepRecord) -> u64,
+    let span = [records.first(), records.last()].map(|r| r.map_or(0.0, step));
+    let mut per_step = Series::line("per step", red, color(0));
+    per_step.line = 1;
+    let mut top = Panel::new(
+        format!("{title}: reduction of construction + search by AABB pruning"),
+        "step",
+        "reduction rate (%)",
+    );
+    top.series = vec![
+        per_step,
+        Series::line(
+            format!("mean {mean:.1}%"),
+            span.map(|x| (x, mean)).to_vec(),
+            color(1),
         ),
-        ("(2) AABB pruning", BLUE, |r: &StepRecord| {
-            r.pruned.stats.candidates
-        }),
-    ] {
-        c.draw_series(LineSeries::new(
-            records.iter().map(|r| (r.step, f(r) as f64 / 1e6)),
-            &color,
-        ))
-        .map_err(|e| err(&e))?
-        .label(name)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-    }
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    ];
+    let mut bottom = Panel::new(
+        "search target particles per step",
+        "step",
+        "candidates (millions)",
+    );
+    let candidates = |f: fn(&StepRecord) -> u64| -> Vec<(f64, f64)> {
+        records
+            .iter()
+            .map(|r| (step(r), f(r) as f64 / 1e6))
+            .collect()
+    };
+    bottom.series = vec![
+        Series::line(
+            "(1) uniform grid",
+            candidates(|r| r.unpruned.stats.candidates),
+            BLACK_RGBA,
+        ),
+        Series::line(
+            "(2) AABB pruning",
+            candidates(|r| r.pruned.stats.candidates),
+            color(0),
+        ),
+    ];
+    chart(&[top.fit(0.1), bottom.fit(0.1)], 960, 360)
 }
 
 #[cfg(test)]

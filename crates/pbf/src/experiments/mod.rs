@@ -8,5 +8,6 @@
 
 pub mod bench_search;
 pub mod compare;
+pub mod report;
 pub mod scaling;
 pub mod validation;

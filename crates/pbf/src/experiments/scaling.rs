@@ -5,10 +5,10 @@
 //! Owns: the stepper of one size ([`SizeRun`], driven by the one step loop), the per-run records
 //! and their reports. Does not touch: the step itself.
 
+use super::report::{self, Panel, Series, Table, chart, color};
 use crate::run::{RunError, Stepper, check_finite};
 use crate::scene::Scene;
 use crate::solver::Solver;
-use std::fmt::Write as _;
 
 /// Why a scaling run failed.
 #[derive(Debug, thiserror::Error)]
@@ -144,109 +144,89 @@ impl ScalingRow {
 
 /// The runs as a table, with the speedup over the fewest threads at the same size.
 pub fn table(rows: &[ScalingRow]) -> String {
-    let mut s = format!(
-        "{:>10} {:>8} {:>8} {:>12} {:>16} {:>11} {:>9}\n",
-        "particles", "radius", "threads", "ms / step", "ns / particle", "neighbors", "speedup"
-    );
+    let mut t = Table::new(&[
+        ("particles", 10),
+        ("radius", 8),
+        ("threads", 8),
+        ("ms / step", 12),
+        ("ns / particle", 16),
+        ("neighbors", 11),
+        ("speedup", 9),
+    ]);
     for r in rows {
         let base = rows
             .iter()
             .filter(|b| b.particles == r.particles)
             .min_by_key(|b| b.threads)
             .map_or(r.step_s, |b| b.step_s);
-        let _ = writeln!(
-            s,
-            "{:>10} {:>8.5} {:>8} {:>12.2} {:>16.1} {:>11.1} {:>8.2}x",
-            r.particles,
-            r.radius,
-            r.threads,
-            r.step_s * 1e3,
-            r.ns_per_particle_step(),
-            r.neighbors,
-            base / r.step_s
-        );
+        t.row([
+            r.particles.to_string(),
+            format!("{:.5}", r.radius),
+            r.threads.to_string(),
+            format!("{:.2}", r.step_s * 1e3),
+            format!("{:.1}", r.ns_per_particle_step()),
+            format!("{:.1}", r.neighbors),
+            format!("{:.2}x", base / r.step_s),
+        ]);
     }
-    s
+    t.text().to_string()
 }
 
+/// Every run as CSV.
 pub fn csv(rows: &[ScalingRow]) -> String {
-    let mut s =
-        String::from("particles,radius,threads,steps,step_ms,ns_per_particle_step,neighbors\n");
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{:.4},{:.3},{:.2}",
-            r.particles,
-            r.radius,
-            r.threads,
-            r.steps,
-            r.step_s * 1e3,
-            r.ns_per_particle_step(),
-            r.neighbors
-        );
-    }
-    s
+    report::csv(
+        &[
+            "particles",
+            "radius",
+            "threads",
+            "steps",
+            "step_ms",
+            "ns_per_particle_step",
+            "neighbors",
+        ],
+        rows.iter().map(|r| {
+            [
+                r.particles.to_string(),
+                r.radius.to_string(),
+                r.threads.to_string(),
+                r.steps.to_string(),
+                format!("{:.4}", r.step_s * 1e3),
+                format!("{:.3}", r.ns_per_particle_step()),
+                format!("{:.2}", r.neighbors),
+            ]
+        }),
+    )
 }
 
 /// Time per particle-step against particle count (log scale), one line per thread count.
 pub fn svg(title: &str, rows: &[ScalingRow]) -> Result<String, String> {
-    use plotters::prelude::*;
-    let mut buf = String::new();
-    {
-        let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
-        let root = SVGBackend::with_string(&mut buf, (900, 560)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let (nmin, nmax) = rows.iter().fold((f64::MAX, 0.0f64), |(a, b), r| {
-            (a.min(r.particles as f64), b.max(r.particles as f64))
-        });
-        let ymax = rows
-            .iter()
-            .map(|r| r.ns_per_particle_step())
-            .fold(0.0, f64::max);
-        let mut c = ChartBuilder::on(&root)
-            .caption(
-                format!("{title}: time per particle-step"),
-                ("sans-serif", 20),
-            )
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                ((nmin * 0.8).max(1.0)..nmax * 1.25).log_scale(),
-                0.0..ymax * 1.2,
-            )
-            .map_err(|e| err(&e))?;
-        c.configure_mesh()
-            .x_desc("particles")
-            .y_desc("ns per particle-step")
-            .x_label_formatter(&|x| format!("{:.0}k", x / 1e3))
-            .draw()
-            .map_err(|e| err(&e))?;
-        let mut threads: Vec<usize> = rows.iter().map(|r| r.threads).collect();
-        threads.sort_unstable();
-        threads.dedup();
-        for (k, &t) in threads.iter().enumerate() {
-            let color = Palette99::pick(k).to_rgba();
-            let pts: Vec<(f64, f64)> = rows
+    let mut threads: Vec<usize> = rows.iter().map(|r| r.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let mut panel = Panel::new(
+        format!("{title}: time per particle-step"),
+        "particles",
+        "ns per particle-step",
+    );
+    panel.log_x = true;
+    panel.x_in_thousands = true;
+    panel.series = threads
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| {
+            let pts = rows
                 .iter()
                 .filter(|r| r.threads == t)
                 .map(|r| (r.particles as f64, r.ns_per_particle_step()))
                 .collect();
-            c.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(format!("{t} thread{}", if t == 1 { "" } else { "s" }))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            c.draw_series(pts.into_iter().map(|p| Circle::new(p, 4, color.filled())))
-                .map_err(|e| err(&e))?;
-        }
-        c.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    Ok(buf)
+            let mut s = Series::line(
+                format!("{t} thread{}", if t == 1 { "" } else { "s" }),
+                pts,
+                color(k),
+            );
+            s.dots = 4;
+            s
+        })
+        .collect();
+    chart(&[panel.fit(0.2)], 900, 560)
 }

@@ -22,11 +22,11 @@
 //! `n²` (reported: the data are for `n² = 2`). The measurement ends when the front comes within
 //! `2r` of the far wall, where the surge stops being a free front.
 
+use super::report::{self, BLACK_RGBA, Panel, Series, Table, chart, color};
 use crate::run::{Flow, RunError, Stepper};
 use crate::scene::Scene;
 use crate::solver::Solver;
 use glam::Vec3A;
-use std::fmt::Write as _;
 
 /// The `pbf validate` stepper: steps a solver and records the front after every step, until the
 /// front is blocked by the far wall.
@@ -261,123 +261,76 @@ pub fn json(scene: &str, runs: &[Run]) -> String {
 
 /// The comparison as a table, with the mean and largest absolute difference.
 pub fn table(rows: &[Comparison]) -> String {
-    let mut s = format!(
-        "{:>6} {:>14} {:>14} {:>12}\n",
-        "T", "Z experiment", "Z simulation", "difference"
-    );
+    let mut t = Table::new(&[
+        ("T", 6),
+        ("Z experiment", 14),
+        ("Z simulation", 14),
+        ("difference", 12),
+    ]);
     for c in rows {
-        let _ = writeln!(
-            s,
-            "{:>6.2} {:>14.2} {:>14.3} {:>11.1}%",
-            c.t,
-            c.experiment,
-            c.simulation,
-            c.error_pct()
-        );
+        t.row([
+            format!("{:.2}", c.t),
+            format!("{:.2}", c.experiment),
+            format!("{:.3}", c.simulation),
+            format!("{:.1}%", c.error_pct()),
+        ]);
     }
     if !rows.is_empty() {
         let (mean, largest) = summary(rows);
-        let _ = writeln!(
-            s,
+        t.note(&format!(
             "mean |difference| {mean:.1}%, largest {largest:.1}% ({} of {} experimental points covered)",
             rows.len(),
             MARTIN_MOYCE.len()
-        );
+        ));
     }
-    s
+    t.text().to_string()
 }
 
 /// Every sample of every run: `radius,T,Z,t_s`.
 pub fn csv(runs: &[Run]) -> String {
-    let mut s = String::from("radius,T,Z,t_s\n");
-    for run in runs {
-        for &(t, z) in &run.track.samples {
-            let _ = writeln!(
-                s,
-                "{},{t:.5},{z:.5},{:.6}",
-                run.radius,
-                run.track.seconds(t)
-            );
-        }
-    }
-    s
+    report::csv(
+        &["radius", "T", "Z", "t_s"],
+        runs.iter().flat_map(|run| {
+            run.track.samples.iter().map(|&(t, z)| {
+                [
+                    run.radius.to_string(),
+                    format!("{t:.5}"),
+                    format!("{z:.5}"),
+                    format!("{:.6}", run.track.seconds(t)),
+                ]
+            })
+        }),
+    )
 }
 
 /// `Z` against `T`: each run as a line, the experiment as points.
 pub fn svg(title: &str, runs: &[Run]) -> Result<String, String> {
-    use plotters::prelude::*;
-    let mut buf = String::new();
-    {
-        let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
-        let root = SVGBackend::with_string(&mut buf, (900, 560)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let samples = || runs.iter().flat_map(|r| r.track.samples.iter().copied());
-        let tmax = samples()
-            .chain(MARTIN_MOYCE.iter().copied())
-            .fold(0.0, |m, p| p.0.max(m));
-        let zmax = samples()
-            .chain(MARTIN_MOYCE.iter().copied())
-            .fold(0.0, |m, p| p.1.max(m));
-        let mut c = ChartBuilder::on(&root)
-            .caption(
-                format!("{title}: surge front against Martin & Moyce (1952), n² = 2"),
-                ("sans-serif", 20),
-            )
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..tmax * 1.05, 0.0..zmax * 1.1)
-            .map_err(|e| err(&e))?;
-        c.configure_mesh()
-            .x_desc("T = t sqrt(2 g / a)")
-            .y_desc("Z = front / a")
-            .draw()
-            .map_err(|e| err(&e))?;
-        // Colors that stay apart on white (then the palette).
-        let fixed = [
-            RGBColor(214, 39, 40),
-            RGBColor(31, 119, 180),
-            RGBColor(44, 160, 44),
-            RGBColor(148, 103, 189),
-            RGBColor(255, 127, 14),
-        ];
-        for (k, run) in runs.iter().enumerate() {
-            let color = fixed
-                .get(k)
-                .map_or_else(|| Palette99::pick(k).to_rgba(), |c| c.to_rgba());
-            c.draw_series(LineSeries::new(
-                run.track.samples.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(format!(
+    let mut panel = Panel::new(
+        format!("{title}: surge front against Martin & Moyce (1952), n² = 2"),
+        "T = t sqrt(2 g / a)",
+        "Z = front / a",
+    );
+    panel.legend_upper_left = true;
+    panel.series = runs
+        .iter()
+        .enumerate()
+        .map(|(k, run)| {
+            let label = format!(
                 "{} (a = {:.4} m, n² = {:.2})",
                 run.label(),
                 run.track.a,
                 run.track.n2
-            ))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        }
-        let black = RGBColor(0, 0, 0);
-        c.draw_series(
-            MARTIN_MOYCE
-                .iter()
-                .map(|&p| Circle::new(p, 5, black.filled())),
-        )
-        .map_err(|e| err(&e))?
-        .label("Martin & Moyce (1952), a = 2.25 in")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 5, black.filled()));
-        c.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    Ok(buf)
+            );
+            Series::line(label, run.track.samples.clone(), color(k))
+        })
+        .collect();
+    panel.series.push(Series::dots(
+        "Martin & Moyce (1952), a = 2.25 in",
+        MARTIN_MOYCE.to_vec(),
+        BLACK_RGBA,
+        5,
+    ));
+    chart(&[panel.fit(0.1)], 900, 560)
 }
 
 #[cfg(test)]

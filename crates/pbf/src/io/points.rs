@@ -10,26 +10,15 @@ use std::path::{Path, PathBuf};
 /// Why a point file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PointsError {
-    #[error("{path}: cannot read the point file")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Unreadable, a bad `.xyz` size, or a point that is not finite.
     #[error(transparent)]
-    Xyz(#[from] XyzError),
+    File(#[from] XyzError),
     #[error("{path}: could not read VTK file: {message}")]
     Vtk { path: PathBuf, message: String },
     #[error("{path}: {message}")]
     Content { path: PathBuf, message: String },
     #[error("{path}: unknown point file type: expected .xyz, .vtu or .vtk")]
     Extension { path: PathBuf },
-    #[error("{path}: point {index} is not finite ({value:?})")]
-    NotFinite {
-        path: PathBuf,
-        index: usize,
-        value: [f32; 3],
-    },
 }
 
 /// Read positions from `.xyz` (raw little-endian f32 triples), `.vtu` or `.vtk` (the points of an
@@ -49,13 +38,7 @@ pub fn read_points(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
             });
         }
     };
-    if let Some((index, p)) = pts.iter().enumerate().find(|(_, p)| !p.is_finite()) {
-        return Err(PointsError::NotFinite {
-            path: path.to_path_buf(),
-            index,
-            value: p.to_array(),
-        });
-    }
+    nsearch::points::check_finite(path, &pts)?;
     Ok(pts)
 }
 
@@ -66,10 +49,10 @@ fn read_vtk(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
         message,
     };
     if !path.exists() {
-        return Err(PointsError::Io {
+        return Err(PointsError::File(XyzError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
+        }));
     }
     let vtk = vtkio::Vtk::import(path).map_err(|e| err(e.to_string()))?;
     // The points of every inline piece, whichever of the two point-carrying data sets it is.

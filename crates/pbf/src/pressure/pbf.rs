@@ -40,30 +40,36 @@ pub struct PbfConstraints {
     tmp: Vec<Vec3A>,
 }
 
-/// The parameters of [`PbfConstraints`], as a scene gives them.
+/// The artificial pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`.
 #[derive(Clone, Copy, Debug)]
-pub struct PbfParams {
-    pub iterations: u32,
-    /// Constraint relaxation, a fraction of S0.
-    pub relaxation: f32,
-    /// Artificial pressure strength k, a fraction of S0.
-    pub scorr_k: f32,
-    pub scorr_n: u32,
+pub struct ArtificialPressure {
+    /// Strength k, a fraction of S0.
+    pub k: f32,
+    /// Exponent n.
+    pub n: u32,
     /// Δq as a fraction of h.
-    pub scorr_dq: f32,
+    pub dq: f32,
 }
 
 impl PbfConstraints {
-    /// For kernels `k` and `s0`, the rest lattice's `Σ_j |∇_j C_i|²` (see the module docs).
-    pub fn new(q: PbfParams, k: &Kernels, s0: f32) -> Self {
+    /// `iterations` Jacobi iterations per step with the constraint relaxation `relaxation` (a
+    /// fraction of S0) and the artificial pressure `s_corr`, for kernels `k`; `s0` is the rest
+    /// lattice's `Σ_j |∇_j C_i|²` (see the module docs).
+    pub fn new(
+        iterations: u32,
+        relaxation: f32,
+        s_corr: ArtificialPressure,
+        k: &Kernels,
+        s0: f32,
+    ) -> Self {
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
-        let w_dq = k.poly6((q.scorr_dq * k.h).powi(2));
-        let scorr_n = q.scorr_n;
+        let w_dq = k.poly6((s_corr.dq * k.h).powi(2));
+        let scorr_n = s_corr.n;
         PbfConstraints {
-            iterations: q.iterations,
-            eps: q.relaxation * s0,
+            iterations,
+            eps: relaxation * s0,
             correction: Correction {
-                scorr_k: q.scorr_k / s0,
+                scorr_k: s_corr.k / s0,
                 scorr_n,
                 scorr_scale: c6 / w_dq,
                 scorr_floor: Correction::floor(scorr_n),

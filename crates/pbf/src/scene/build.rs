@@ -9,7 +9,7 @@ use crate::boundary::{BoxTank, ColliderSet, WallTable};
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
 use crate::particles::Fluid;
-use crate::pressure::pbf::{PbfConstraints, PbfParams};
+use crate::pressure::pbf::{ArtificialPressure, PbfConstraints};
 use crate::solver::{Solver, SolverParts};
 use crate::sph::Kernels;
 use crate::sph::lattice::rest_lattice;
@@ -32,17 +32,12 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     let colliders = ColliderSet::new(vec![Box::new(BoxTank::new(tmin, tmax, r, table))]);
     let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
     let q = &scene.pbf;
-    let density_solver = PbfConstraints::new(
-        PbfParams {
-            iterations: q.iterations,
-            relaxation: q.relaxation,
-            scorr_k: q.scorr_k,
-            scorr_n: q.scorr_n,
-            scorr_dq: q.scorr_dq,
-        },
-        &kernels,
-        s0,
-    );
+    let s_corr = ArtificialPressure {
+        k: q.scorr_k,
+        n: q.scorr_n,
+        dq: q.scorr_dq,
+    };
+    let density_solver = PbfConstraints::new(q.iterations, q.relaxation, s_corr, &kernels, s0);
     let forces = Box::new((VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph)));
     Ok(Solver::from_parts(SolverParts {
         fluid: Fluid::at_rest(scene.sample_fluid(), rho0),

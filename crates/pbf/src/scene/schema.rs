@@ -137,25 +137,6 @@ pub enum Format {
 impl Format {
     /// Every format.
     pub const ALL: [Format; 3] = [Format::Vtu, Format::Vtk, Format::None];
-
-    /// The format's name, as scene files and `FromStr` read it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Vtu => "vtu",
-            Format::Vtk => "vtk",
-            Format::None => "none",
-        }
-    }
-}
-
-impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown format {s:?}: expected vtu, vtk or none"))
-    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
