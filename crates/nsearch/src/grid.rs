@@ -286,10 +286,9 @@ impl CellBoxes<'_> {
 /// Padding floats after the per-axis boxes ([`CellBoxes`]).
 pub const BOX_AXES_PAD: usize = 16;
 
-/// How many slots ahead the random-access loops of construction prefetch. On a shuffled 1M
-/// cloud a slot takes a few ns and a miss to DRAM about 100 ns, so 24 (the first choice) was too
-/// close: construction of the 1M column (Zen 5, 2 threads, 3 alternating runs) took 5.6-5.8 ms
-/// at 24, 4.6-5.9 at 64, 4.5-5.4 at 128, 4.3-4.5 at 256.
+/// How many slots ahead the random-access loops of construction prefetch. On a shuffled cloud a
+/// slot takes a few ns and a miss to DRAM about 100 ns, so the prefetch must run well ahead
+/// (24, 64, 128 and 256 compared in docs/results.md).
 const PREFETCH_AHEAD: usize = 256;
 
 /// Hint the CPU to load the cache line at `p`; prefetch never faults, so any address will do.

@@ -181,7 +181,7 @@ proptest! {
     }
 
     /// Cells of about 9-12 particles, whose stencil rows mostly hold at most 32: groups of more
-    /// than 8 particles in the AVX-512 kernel's flat walk, next to groups too crowded for it.
+    /// than 8 particles in the AVX-512 backend's flat walk, next to groups too crowded for it.
     #[test]
     fn crowded_cells(points in prop::collection::vec(vec3(), 900..1100), h in 0.2f32..0.24) {
         check_all(&points, spec_around(&points, h, CellSize::H));

@@ -147,11 +147,11 @@ pub(crate) fn search_block(
     }
 }
 
-/// Width of one 8-lane vector step (portable and AVX2 kernels): stencil particles tested per
+/// Width of one 8-lane vector step (portable and AVX2 backends): stencil particles tested per
 /// step, and particles per group.
 pub(crate) const W: usize = 8;
 
-/// Most particles per group (the AVX-512 kernel's groups).
+/// Most particles per group (the AVX-512 backend's groups).
 pub(crate) const G: usize = 16;
 
 /// `COMPACT[m]` lists the set bits of `m` (ascending) in its first `popcount(m)` lanes.

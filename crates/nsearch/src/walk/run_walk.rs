@@ -25,7 +25,7 @@ use crate::positions::SoaPositions;
 /// Pruning therefore removes exactly the candidates of the skipped cells (the counters are the
 /// paper's), and the box tests are shared by the group. The particle-major walk keeps the
 /// particle's position and list length in registers. The time of a search is mostly per run and
-/// per group, not per candidate (see the README's measured figures), which is why pruning saves
+/// per group, not per candidate (see docs/results.md), which is why pruning saves
 /// less time than candidates.
 /// Nothing is allocated once the block's buffer has grown.
 #[inline(always)]

@@ -19,10 +19,8 @@ use crate::walk::{BlockArgs, reserve, run_walk::group_run_walk};
 /// The run walk of [`grid_block`] loops over each particle's runs and each run's steps, and the
 /// number of both varies from particle to particle as pruning keeps different cells: the loop
 /// exits are mispredicted about twice per particle. Here the group's steps are first listed,
-/// without branches, and then run in one loop, so the only varying loop is the group's.
-/// Measured with alternating binaries (bench-search, 5-6 runs each, 2 threads, two steps per
-/// row): pruned / unpruned search 0.863 -> 0.853 on the 1M lattice, 1.321 -> 1.244 on a
-/// dam-break frame.
+/// without branches, and then run in one loop, so the only varying loop is the group's (what
+/// that gained is in docs/results.md).
 ///
 /// 1. For each particle, the stencil's nine rows are the lanes of a vector: from the kept bits
 ///    of the row's three cells, the row's run is `[start of the first kept cell, end of the last
@@ -201,7 +199,7 @@ unsafe fn flat_walk<const K: usize>(
 /// [`FlatStencil`] (no per-cell unit lists); pruned, each particle tests the 27 cells' boxes as
 /// the lanes of two vectors, in the fixed 27-cell layout (unpruned: every non-empty cell is kept);
 /// and [`flat_walk`] lists and runs the steps. A cell whose stencil rows hold more than 48 slots
-/// takes the run walk. Measured against the run walk: see the README ("The neighbor search").
+/// takes the run walk. Measured against the run walk: see docs/results.md ("The neighbor search").
 ///
 /// # Safety
 /// AVX-512 F + VL and BMI2; a 3 x 3 x 3 grid; at most 2^24 slots.

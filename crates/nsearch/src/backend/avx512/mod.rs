@@ -54,7 +54,7 @@ impl Lanes for Avx512 {
 impl StepSink<Avx512> for LateStores {
     #[inline(always)]
     fn start(at: usize) -> Self {
-        // SAFETY: only reached from AVX-512 code after the CPU check (the Avx512 kernel).
+        // SAFETY: only reached from AVX-512 code after the CPU check (the Avx512 backend).
         unsafe { LateStores::new(at) }
     }
 
@@ -247,8 +247,8 @@ unsafe fn step_hits_lanes_avx512(
 ///
 /// A step's hits are stored at the list's length, which depends on the previous step's compare;
 /// stored at once, that store's address is unknown until then, and the next steps' loads wait
-/// for it, so each step waits for the one before (measured in isolation on Zen 5: 12.2 cycles
-/// per step; 7.8 stored two steps late, 7.0 three late, 5.4 with no store at all). Stored late,
+/// for it, so each step waits for the one before (docs/results.md has the cycle counts for 0 to 3
+/// steps late). Stored late,
 /// the address is known when the store issues. The stores keep their order, so each one still
 /// overwrites the unused tail of the one before.
 pub(crate) struct LateStores {
@@ -307,9 +307,9 @@ pub(crate) fn grid_block_avx512<const PRUNE: bool>(
     out: &mut Vec<u32>,
     counts: &mut [u32],
 ) -> SearchStats {
-    // Pruned, 3 x 3 x 3: the flat walk (see `flat_walk`), whose steps hold slots in 24 bits.
-    // Unpruned: the run walk; its walks are alike from particle to particle, so listing steps
-    // first only costs (measured: unpruned 28.1 -> 32.8 ms on the 1M lattice).
+    // 3 x 3 x 3 stencils, both modes: the flat walk (see `flat_walk`), whose steps hold slots
+    // in 24 bits; it takes the cells whose rows are too long for it to the run walk itself.
+    // The h/2 grid and more than 2^24 slots: the run walk.
     if args.1.x.len() <= 1 << 24 && args.0.spec().cell_size.reach() == 1 {
         // SAFETY: this fn's features are those `grid_block_flat` needs.
         unsafe { flat_walk::grid_block_flat(args, out, counts) }
