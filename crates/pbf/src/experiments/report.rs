@@ -1,8 +1,8 @@
 //! The one report writer every experiment shares: text tables, CSV and SVG line charts.
 //!
-//! Owns: [`Table`], [`csv`], [`Chart`] (panels of [`Series`], drawn with plotters) and the
-//! charts' colors. Does not touch: what an experiment measures; each experiment only says which
-//! columns and series it reports.
+//! Owns: [`Table`], [`csv`], [`chart`] (a stack of [`Panel`]s of [`Series`], drawn with
+//! plotters) and the charts' colors. Does not touch: what an experiment measures; each
+//! experiment only says which columns and series it reports.
 
 use plotters::prelude::*;
 use std::fmt::Write as _;
