@@ -1,10 +1,20 @@
 //! The shape of every per-particle pass: a parallel gather, each particle writing only its own
 //! slot, so results do not depend on the thread count.
 //!
-//! Owns: [`par_gather`], [`par_gather2`] and the task size [`CHUNK`]. Does not touch: what a
-//! pass computes.
+//! Owns: [`par_gather`], [`par_gather2`], the task size [`CHUNK`], and the [`Scratch`] buffers
+//! the step's phases share. Does not touch: what a pass computes.
 
+use glam::{Vec3A, Vec4};
 use rayon::prelude::*;
+
+/// Per-particle buffers the phases of a step share, so no phase holds memory of its own between
+/// its passes (at 1M particles each is 16 MB): a phase may use them only while it runs, and
+/// finds their contents unspecified. Resized, never shrunk, so nothing is allocated per step.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pub v3: Vec<Vec3A>,
+    pub v4: Vec<Vec4>,
+}
 
 /// Particles per rayon task in the solver's loops.
 pub const CHUNK: usize = 256;

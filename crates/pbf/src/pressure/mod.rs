@@ -9,6 +9,7 @@ pub mod correction;
 pub mod pbf;
 
 use crate::boundary::ColliderSet;
+use crate::par::Scratch;
 use crate::sph::Kernels;
 use glam::Vec3A;
 use nsearch::NeighborLists;
@@ -32,6 +33,13 @@ pub trait DensitySolver: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Correct `p` (the predicted positions, in the lists' slot order) in place; `density`
-    /// gets each particle's density as the last iteration measured it.
-    fn solve(&mut self, input: &DensityInput, p: &mut Vec<Vec3A>, density: &mut [f32]);
+    /// gets each particle's density as the last iteration measured it. `scratch` is the step's
+    /// shared buffers, free to use while this runs.
+    fn solve(
+        &mut self,
+        input: &DensityInput,
+        p: &mut Vec<Vec3A>,
+        density: &mut [f32],
+        scratch: &mut Scratch,
+    );
 }

@@ -21,7 +21,7 @@
 
 use super::correction::{Correction, correction, density_and_gradients};
 use super::{DensityInput, DensitySolver};
-use crate::par::{CHUNK, par_gather};
+use crate::par::{CHUNK, Scratch, par_gather};
 use crate::sph::Kernels;
 use glam::{Vec3A, Vec4};
 use rayon::prelude::*;
@@ -33,11 +33,8 @@ pub struct PbfConstraints {
     eps: f32,
     correction: Correction,
     lambda: Vec<f32>,
-    /// Predicted positions with λ in w, for the correction pass (one load per neighbor).
-    pl: Vec<Vec4>,
     /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
     wall_grad: Vec<Vec3A>,
-    tmp: Vec<Vec3A>,
 }
 
 /// The artificial pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`.
@@ -78,9 +75,7 @@ impl PbfConstraints {
                 g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
             },
             lambda: Vec::new(),
-            pl: Vec::new(),
             wall_grad: Vec::new(),
-            tmp: Vec::new(),
         }
     }
 }
@@ -90,7 +85,15 @@ impl DensitySolver for PbfConstraints {
         "pbf"
     }
 
-    fn solve(&mut self, input: &DensityInput, p: &mut Vec<Vec3A>, density: &mut [f32]) {
+    /// The predicted positions with λ in w go to `scratch.v4` (the correction pass reads both of
+    /// a neighbor in one load), the corrected positions to `scratch.v3`, swapped with `p`.
+    fn solve(
+        &mut self,
+        input: &DensityInput,
+        p: &mut Vec<Vec3A>,
+        density: &mut [f32],
+        scratch: &mut Scratch,
+    ) {
         let n = p.len();
         let lists = input.lists;
         let k = *input.kernels;
@@ -100,9 +103,10 @@ impl DensitySolver for PbfConstraints {
         // Kernel constants, applied to the raw sums.
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         self.lambda.resize(n, 0.0);
-        self.pl.resize(n, Vec4::ZERO);
         self.wall_grad.resize(n, Vec3A::ZERO);
-        self.tmp.resize(n, Vec3A::ZERO);
+        let Scratch { v3: tmp, v4: pl } = scratch;
+        pl.resize(n, Vec4::ZERO);
+        tmp.resize(n, Vec3A::ZERO);
         let params = &self.correction;
         for _ in 0..self.iterations {
             // Density and λ.
@@ -112,7 +116,7 @@ impl DensitySolver for PbfConstraints {
                 .par_chunks_mut(CHUNK)
                 .zip(self.lambda.par_chunks_mut(CHUNK))
                 .zip(self.wall_grad.par_chunks_mut(CHUNK))
-                .zip(self.pl.par_chunks_mut(CHUNK))
+                .zip(pl.par_chunks_mut(CHUNK))
                 .enumerate()
                 .for_each(|(b, (((rho, lambda), wall_grad), pl))| {
                     for o in 0..rho.len() {
@@ -134,13 +138,13 @@ impl DensitySolver for PbfConstraints {
 
             // Δp, then the new positions into tmp.
             let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
-            let pl = &self.pl;
-            par_gather(&mut self.tmp, |i| {
+            let pl = &*pl;
+            par_gather(tmp, |i| {
                 let dp = correction(lists.neighbors(i), i, pl, &k, params);
                 let li = lambda[i];
                 colliders.project(pp[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
             });
-            std::mem::swap(p, &mut self.tmp);
+            std::mem::swap(p, tmp);
         }
     }
 }

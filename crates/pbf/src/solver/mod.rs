@@ -29,7 +29,7 @@ pub use compare::{CompareStep, ModeStep};
 
 use crate::boundary::ColliderSet;
 use crate::forces::{ForceInput, ForceSet};
-use crate::par::{CHUNK, par_gather, par_gather2};
+use crate::par::{CHUNK, Scratch, par_gather, par_gather2};
 use crate::particles::Fluid;
 use crate::pressure::{DensityInput, DensitySolver};
 use crate::scene::Scene;
@@ -89,9 +89,10 @@ pub struct Solver {
     // Scratch, reused every step.
     /// Predicted (then corrected) positions.
     p: Vec<Vec3A>,
-    /// Velocities with the volume `m / ρ` in w, for the forces (one load per neighbor for both).
-    vv: Vec<Vec4>,
-    tmp: Vec<Vec3A>,
+    /// Buffers the phases share: the reorder's and the density solve's, then the velocities with
+    /// the volume `m / ρ` in w (`v4`, read by the forces: one load per neighbor for both) and
+    /// the new velocities (`v3`).
+    scratch: Scratch,
     tmp_u32: Vec<u32>,
 }
 
@@ -119,8 +120,7 @@ impl Solver {
             time: 0.0,
             steps: 0,
             p: Vec::new(),
-            vv: Vec::new(),
-            tmp: Vec::new(),
+            scratch: Scratch::default(),
             tmp_u32: Vec::new(),
         }
     }
@@ -219,9 +219,10 @@ impl Solver {
     /// The predicted positions and every state field into the cell order of the last build.
     fn reorder(&mut self) {
         let perm = self.search.grid().permutation();
-        nsearch::gather(perm, &self.p, &mut self.tmp);
-        std::mem::swap(&mut self.p, &mut self.tmp);
-        self.fluid.reorder(perm, &mut self.tmp, &mut self.tmp_u32);
+        let tmp = &mut self.scratch.v3;
+        nsearch::gather(perm, &self.p, tmp);
+        std::mem::swap(&mut self.p, tmp);
+        self.fluid.reorder(perm, tmp, &mut self.tmp_u32);
     }
 
     fn finish_step(&mut self) {
@@ -237,8 +238,6 @@ impl Solver {
         let (m, dt) = (self.mass, self.dt);
         let c6 = k.poly6_coef();
         let colliders = &self.colliders;
-        self.tmp.resize(n, Vec3A::ZERO);
-        self.vv.resize(n, Vec4::ZERO);
         let f = &mut self.fluid;
 
         par_gather(&mut f.neighbors, |i| lists.neighbors(i).len() as u32);
@@ -251,8 +250,11 @@ impl Solver {
             mass: m,
             rest_density: self.rho0,
         };
+        let scratch = &mut self.scratch;
         self.density_solver
-            .solve(&input, &mut self.p, &mut f.density);
+            .solve(&input, &mut self.p, &mut f.density, scratch);
+        scratch.v3.resize(n, Vec3A::ZERO);
+        scratch.v4.resize(n, Vec4::ZERO);
 
         // 5. Velocities from the position change.
         let p = &self.p;
@@ -265,7 +267,7 @@ impl Solver {
         // Final densities at the corrected positions (for the forces and output), and the
         // velocities with each particle's volume m / ρ.
         let v = &f.v;
-        par_gather2(&mut f.density, &mut self.vv, |i| {
+        par_gather2(&mut f.density, &mut scratch.v4, |i| {
             let s = density(lists.neighbors(i), i, p, &k);
             let rho = m * c6 * s + colliders.density(p[i]).0;
             (rho, v[i].extend(m / rho))
@@ -276,12 +278,12 @@ impl Solver {
             lists,
             kernels: &k,
             p,
-            vv: &self.vv,
+            vv: &scratch.v4,
             dt,
         };
         self.forces.prepare(&input, f);
-        self.forces.apply(&input, f, &mut self.tmp);
-        std::mem::swap(&mut f.v, &mut self.tmp);
+        self.forces.apply(&input, f, &mut scratch.v3);
+        std::mem::swap(&mut f.v, &mut scratch.v3);
 
         // 7. Positions.
         f.x.copy_from_slice(&self.p);
