@@ -172,6 +172,125 @@ fn bad_scenes_get_specific_errors() {
             "particles.radius: must be positive",
         ),
         (
+            write(
+                dir.path(),
+                "shape.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"cone\"\ncenter = [0, 0.5, 0]\nradius = 0.1\n"),
+            ),
+            vec![],
+            "unknown variant `cone`",
+        ),
+        (
+            write(
+                dir.path(),
+                "nobox.toml",
+                &(base.clone() + "\n[[obstacle]]\nshape = \"box\"\ncenter = [0, 0.5, 0]\n"),
+            ),
+            vec![],
+            "obstacle[0].half_extents: a box needs half_extents",
+        ),
+        (
+            write(
+                dir.path(),
+                "negbox.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"box\"\ncenter = [0, 0.5, 0]\nhalf_extents = [0.1, -0.1, 0.1]\n"),
+            ),
+            vec![],
+            "obstacle[0].half_extents: must be positive",
+        ),
+        (
+            write(
+                dir.path(),
+                "nocyl.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"cylinder\"\ncenter = [0, 0.5, 0]\nradius = 0.1\n"),
+            ),
+            vec![],
+            "obstacle[0].half_length: a cylinder needs a half_length",
+        ),
+        (
+            write(
+                dir.path(),
+                "negsphere.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0\n"),
+            ),
+            vec![],
+            "obstacle[0].radius: must be positive",
+        ),
+        (
+            write(
+                dir.path(),
+                "mixed.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nhalf_extents = [1, 1, 1]\n"),
+            ),
+            vec![],
+            "obstacle[0].half_extents: is not a key of a sphere",
+        ),
+        (
+            write(
+                dir.path(),
+                "period.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nmotion = { type = \"sine\", amplitude = [0.1, 0, 0], period = 0 }\n"),
+            ),
+            vec![],
+            "obstacle[0].motion.period: must be positive",
+        ),
+        (
+            write(
+                dir.path(),
+                "linear.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nmotion = { type = \"linear\", velocity = [1, 0, 0], start = 1.0, end = 0.5 }\n"),
+            ),
+            vec![],
+            "obstacle[0].motion.end: must be at least start",
+        ),
+        (
+            write(
+                dir.path(),
+                "pathlen.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nmotion = { type = \"path\", times = [0, 1], positions = [[0, 0, 0]] }\n"),
+            ),
+            vec![],
+            "obstacle[0].motion.times: needs one time per position",
+        ),
+        (
+            write(
+                dir.path(),
+                "pathorder.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nmotion = { type = \"path\", times = [0, 1, 1], positions = [[0, 0, 0], [1, 0, 0], [0, 0, 0]] }\n"),
+            ),
+            vec![],
+            "obstacle[0].motion.times: must be finite and increasing",
+        ),
+        (
+            write(
+                dir.path(),
+                "motiontype.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\nmotion = { type = \"spin\", rate = 1 }\n"),
+            ),
+            vec![],
+            "unknown variant `spin`",
+        ),
+        (
+            write(
+                dir.path(),
+                "obstaclekey.toml",
+                &(base.clone()
+                    + "\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 0.5, 0]\nradius = 0.1\ncolour = \"red\"\n"),
+            ),
+            vec![],
+            "unknown field `colour`",
+        ),
+        (
             dir.path().join("missing.toml"),
             vec![],
             "cannot read the scene file",

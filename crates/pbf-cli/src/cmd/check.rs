@@ -37,6 +37,13 @@ pub fn main(a: Args) -> Result<ExitCode> {
     let [nx, ny, nz] = spec.dims;
     println!("scene       {} ({})", scene.name, a.scene.display());
     println!("particles   {n}");
+    if !scene.obstacle.is_empty() {
+        let removed = scene.lattice_sites().len() - n;
+        println!(
+            "obstacles   {}; {removed} lattice sites of the fluid blocks lie inside or within r of one and get no particle",
+            scene.obstacle.len()
+        );
+    }
     println!(
         "radius      r = {}, spacing {}, kernel radius h = {h}",
         scene.particles.radius,

@@ -2,13 +2,20 @@
 //! contribution to a particle's density, so the fluid feels the walls (without it PBF pulls
 //! particles onto the walls: the sticking the AABB paper reports with its penalty walls).
 //!
-//! Owns: the [`Collider`] interface and the [`ColliderSet`] the solver holds; the tank
-//! ([`tank::BoxTank`]) and the wall density table ([`wall_table::WallTable`]) in files of their
-//! own. Obstacles and moving walls join as further colliders. Does not touch: particles.
+//! Owns: the [`Collider`] interface and the [`ColliderSet`] the solver holds; in files of their
+//! own the tank ([`tank::BoxTank`]), obstacles ([`obstacle::Obstacle`]: a [`shape::Shape`] placed,
+//! rotated and moved by a [`motion::Motion`]) and the wall density table
+//! ([`wall_table::WallTable`]). Does not touch: particles.
 
+pub mod motion;
+pub mod obstacle;
+pub mod shape;
 pub mod tank;
 pub mod wall_table;
 
+pub use motion::Motion;
+pub use obstacle::Obstacle;
+pub use shape::Shape;
 pub use tank::BoxTank;
 pub use wall_table::WallTable;
 
@@ -20,6 +27,9 @@ pub trait Collider: Send + Sync {
     fn project(&self, p: Vec3A) -> Vec3A;
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
+    /// Move to where the solid is at time `t` (a moving solid's pose is a function of time
+    /// alone); a fixed solid ignores it.
+    fn set_time(&mut self, _t: f64) {}
 }
 
 /// The colliders of a scene, applied in order.
@@ -30,6 +40,13 @@ pub struct ColliderSet {
 impl ColliderSet {
     pub fn new(colliders: Vec<Box<dyn Collider>>) -> Self {
         ColliderSet { colliders }
+    }
+
+    /// Every collider to where it is at time `t`.
+    pub fn set_time(&mut self, t: f64) {
+        for c in &mut self.colliders {
+            c.set_time(t);
+        }
     }
 
     #[inline]

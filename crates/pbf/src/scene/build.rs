@@ -5,7 +5,7 @@
 //! step itself.
 
 use super::Scene;
-use crate::boundary::{BoxTank, ColliderSet, WallTable};
+use crate::boundary::{BoxTank, Collider, ColliderSet, Obstacle, WallTable};
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
 use crate::particles::Fluid;
@@ -16,8 +16,9 @@ use crate::sph::lattice::rest_lattice;
 use glam::Vec3A;
 use nsearch::{GridError, GridSpec};
 
-/// The solver for `scene`: its fluid blocks sampled into particles at rest, the tank as a
-/// collider, PBF's constraint iterations, vorticity confinement and XSPH.
+/// The solver for `scene`: its fluid blocks sampled into particles at rest, the tank and the
+/// obstacles (in the scene's order) as colliders, PBF's constraint iterations, vorticity
+/// confinement and XSPH.
 pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     let h = scene.kernel_radius();
     let kernels = Kernels::new(h);
@@ -29,7 +30,19 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         Vec3A::from_array(scene.tank.max),
     );
     let table = WallTable::new(&kernels, r, mass);
-    let colliders = ColliderSet::new(vec![Box::new(BoxTank::new(tmin, tmax, r, table))]);
+    let mut colliders: Vec<Box<dyn Collider>> =
+        vec![Box::new(BoxTank::new(tmin, tmax, r, table.clone()))];
+    for o in &scene.obstacle {
+        colliders.push(Box::new(Obstacle::new(
+            o.shape(),
+            Vec3A::from_array(o.center),
+            o.rotation(),
+            o.motion(),
+            r,
+            table.clone(),
+        )));
+    }
+    let colliders = ColliderSet::new(colliders);
     let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
     let q = &scene.pbf;
     let s_corr = ArtificialPressure {

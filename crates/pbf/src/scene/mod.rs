@@ -10,6 +10,7 @@
 //! `configs/dam_break.toml`.
 
 pub mod build;
+pub mod obstacles;
 pub mod overrides;
 pub mod sample;
 pub mod schema;

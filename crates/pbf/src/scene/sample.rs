@@ -1,6 +1,7 @@
 //! Fluid blocks sampled into particles on the rest lattice.
 //!
-//! Owns: [`Scene::sample_fluid`]. Does not touch: the particles' other fields.
+//! Owns: [`Scene::sample_fluid`] (and [`Scene::lattice_sites`], before obstacles take their
+//! share). Does not touch: the particles' other fields.
 
 use super::Scene;
 use glam::Vec3A;
@@ -10,8 +11,20 @@ impl Scene {
     /// per axis for a block of side L, centered in the block (as SPlisHSPlasH fills its blocks:
     /// 49³ = 117,649 for the 1 m cube at r = 0.01, 0.02 m inside each face), so particle
     /// counts and positions match the peer's, and a block symmetric about a plane gives a
-    /// lattice symmetric about it. Deterministic order (block, z, y, x).
+    /// lattice symmetric about it. Deterministic order (block, z, y, x). Sites closer than r to
+    /// an obstacle (where it is at time 0), or inside it, get no particle.
     pub fn sample_fluid(&self) -> Vec<Vec3A> {
+        let r = self.particles.radius;
+        let mut pts = self.lattice_sites();
+        if !self.obstacle.is_empty() {
+            pts.retain(|&p| self.obstacle.iter().all(|o| o.distance_at_start(p) >= r));
+        }
+        pts
+    }
+
+    /// Every lattice site of the fluid blocks, obstacles ignored (see
+    /// [`sample_fluid`](Self::sample_fluid)).
+    pub fn lattice_sites(&self) -> Vec<Vec3A> {
         let s = self.spacing();
         let mut pts = Vec::new();
         for b in &self.fluid {

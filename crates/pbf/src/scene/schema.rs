@@ -29,6 +29,70 @@ pub struct Scene {
     pub search: Search,
     #[serde(default)]
     pub output: Output,
+    /// Solids in the tank (`[[obstacle]]`); fluid never enters them.
+    #[serde(default)]
+    pub obstacle: Vec<ObstacleSpec>,
+}
+
+/// A solid in the tank: a box, a cylinder or a sphere, rotated, optionally moving.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ObstacleSpec {
+    pub shape: ShapeKind,
+    /// Centre (m); a motion moves it.
+    pub center: [f32; 3],
+    /// Box: half extents along its own axes (m).
+    #[serde(default)]
+    pub half_extents: Option<[f32; 3]>,
+    /// Cylinder and sphere: radius (m).
+    #[serde(default)]
+    pub radius: Option<f32>,
+    /// Cylinder: half length along its own y axis (m).
+    #[serde(default)]
+    pub half_length: Option<f32>,
+    /// Degrees about x, then y, then z (default none).
+    #[serde(default)]
+    pub rotation: [f32; 3],
+    /// How the centre moves (default: it stays).
+    #[serde(default)]
+    pub motion: Option<MotionSpec>,
+}
+
+/// An obstacle's shape.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeKind {
+    Box,
+    Cylinder,
+    Sphere,
+}
+
+/// An obstacle's motion: its centre's offset against time.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum MotionSpec {
+    /// `amplitude · sin(2π t / period + phase)`, phase in radians (default 0).
+    Sine {
+        amplitude: [f32; 3],
+        period: f32,
+        #[serde(default)]
+        phase: f32,
+    },
+    /// Moving at `velocity` from `start` (default 0) to `end` (default: for ever), at rest
+    /// before and after.
+    Linear {
+        velocity: [f32; 3],
+        #[serde(default)]
+        start: f32,
+        #[serde(default)]
+        end: Option<f32>,
+    },
+    /// Piecewise linear through `positions` (offsets from the centre) at `times` (s,
+    /// increasing), held at the first and last position outside them.
+    Path {
+        times: Vec<f32>,
+        positions: Vec<[f32; 3]>,
+    },
 }
 
 /// An axis-aligned box, corners in metres.

@@ -122,6 +122,11 @@ impl Scene {
                 format!("must be positive, got {}", self.output.fps),
             );
         }
+        for (k, o) in self.obstacle.iter().enumerate() {
+            if let Err((key, message)) = o.check() {
+                return bad(&format!("obstacle[{k}].{key}"), message);
+            }
+        }
         Ok(())
     }
 }

@@ -202,6 +202,8 @@ impl Solver {
     fn predict(&mut self) {
         let n = self.fluid.len();
         let (dt, g) = (self.dt, self.gravity);
+        // Moving solids to where they are at the end of this step.
+        self.colliders.set_time(self.time + dt as f64);
         let colliders = &self.colliders;
         self.p.resize(n, Vec3A::ZERO);
         self.fluid
