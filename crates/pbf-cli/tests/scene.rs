@@ -291,6 +291,66 @@ fn bad_scenes_get_specific_errors() {
             "unknown field `colour`",
         ),
         (
+            write(
+                dir.path(),
+                "emitdir.toml",
+                &(base.clone()
+                    + "\n[[emitter]]\nshape = \"rect\"\ncenter = [0, 1, 0]\ndirection = [0, 0, 0]\nsize = [0.1, 0.1]\nspeed = 1\nend = 1\n"),
+            ),
+            vec![],
+            "emitter[0].direction: must be a nonzero vector",
+        ),
+        (
+            write(
+                dir.path(),
+                "emitend.toml",
+                &(base.clone()
+                    + "\n[[emitter]]\nshape = \"rect\"\ncenter = [0, 1, 0]\ndirection = [0, -1, 0]\nsize = [0.1, 0.1]\nspeed = 1\nstart = 2\nend = 1\n"),
+            ),
+            vec![],
+            "emitter[0].end: must be at least start",
+        ),
+        (
+            write(
+                dir.path(),
+                "emitout.toml",
+                &(base.clone()
+                    + "\n[[emitter]]\nshape = \"circle\"\ncenter = [0, 5, 0]\ndirection = [0, -1, 0]\nradius = 0.1\nspeed = 1\nend = 1\n"),
+            ),
+            vec![],
+            "emitter[0].center: [0.0, 5.0, 0.0] is not inside the tank",
+        ),
+        (
+            write(
+                dir.path(),
+                "emitsize.toml",
+                &(base.clone()
+                    + "\n[[emitter]]\nshape = \"rect\"\ncenter = [0, 1, 0]\ndirection = [0, -1, 0]\nspeed = 1\nend = 1\n"),
+            ),
+            vec![],
+            "emitter[0].size: a rect nozzle needs size",
+        ),
+        (
+            write(
+                dir.path(),
+                "emitshape.toml",
+                &(base.clone()
+                    + "\n[[emitter]]\nshape = \"star\"\ncenter = [0, 1, 0]\ndirection = [0, -1, 0]\nspeed = 1\nend = 1\n"),
+            ),
+            vec![],
+            "unknown variant `star`",
+        ),
+        (
+            write(
+                dir.path(),
+                "blockstart.toml",
+                &(base.clone()
+                    + "\n[[fluid]]\nmin = [0, 1, 0]\nmax = [0.2, 1.2, 0.2]\nstart = -1\n"),
+            ),
+            vec![],
+            "fluid[1].start: must be >= 0",
+        ),
+        (
             dir.path().join("missing.toml"),
             vec![],
             "cannot read the scene file",

@@ -9,7 +9,8 @@
 //! - [`particles`]: the one list of per-particle fields ([`Fluid`](particles::Fluid));
 //! - [`solver`]: the step (predict, construction, search, density solve, forces), timed by
 //!   phase as the paper's Table 1;
-//! - [`boundary`]: colliders (the tank now), with the wall density the fluid feels;
+//! - [`boundary`]: colliders (the tank, obstacles), with the wall density the fluid feels;
+//! - [`inflow`]: particles added during a run (emitters, timed blocks);
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
 //! - [`io`]: VTU / VTK frames, the series files, atomic writes, the writer thread, point files;
 //! - [`run`]: the one step loop every command drives (stop flag, finite check, progress, frames,
@@ -23,6 +24,7 @@
 pub mod boundary;
 pub mod experiments;
 pub mod forces;
+pub mod inflow;
 pub mod io;
 pub mod par;
 pub mod particles;

@@ -1,9 +1,9 @@
 //! The particles: every per-particle field, in one place.
 //!
-//! Owns: [`Fluid`] and the three places that list its fields: creation ([`Fluid::at_rest`]),
-//! the reorder into cell order ([`Fluid::reorder`]: the state carried from step to step) and the
-//! frame's point arrays ([`Fluid::frame`]: what ParaView sees). A new field is added here and
-//! nowhere else. Does not touch: how fields are computed (solver, forces) or written (io).
+//! Owns: [`Fluid`] and the places that list its fields: creation ([`Fluid::at_rest`]), new
+//! particles ([`Fluid::append`]), room for them ([`Fluid::reserve`]), the reorder into cell order
+//! ([`Fluid::reorder`]: the state carried from step to step) and the frame's point arrays
+//! ([`Fluid::frame`]: what ParaView sees). A new field is added here and nowhere else. Does not touch: how fields are computed (solver, forces) or written (io).
 
 use crate::io::frame::{Frame, PointArray};
 use glam::Vec3A;
@@ -41,6 +41,31 @@ impl Fluid {
 
     pub fn len(&self) -> usize {
         self.x.len()
+    }
+
+    /// Room for `additional` more particles in every field (so particles added during a run
+    /// cause no reallocation).
+    pub fn reserve(&mut self, additional: usize) {
+        self.x.reserve_exact(additional);
+        self.v.reserve_exact(additional);
+        self.id.reserve_exact(additional);
+        self.density.reserve_exact(additional);
+        self.vorticity.reserve_exact(additional);
+        self.neighbors.reserve_exact(additional);
+    }
+
+    /// New particles at `x`, all with velocity `v`, at `rest_density`, with the next ids (ids
+    /// are never reused: they stay dense, 0 to len - 1).
+    pub fn append(&mut self, x: &[Vec3A], v: Vec3A, rest_density: f32) {
+        let first = self.len() as u32;
+        self.x.extend_from_slice(x);
+        self.v.extend(std::iter::repeat_n(v, x.len()));
+        self.id.extend(first..first + x.len() as u32);
+        self.density
+            .extend(std::iter::repeat_n(rest_density, x.len()));
+        self.vorticity
+            .extend(std::iter::repeat_n(Vec3A::ZERO, x.len()));
+        self.neighbors.extend(std::iter::repeat_n(0, x.len()));
     }
 
     pub fn is_empty(&self) -> bool {

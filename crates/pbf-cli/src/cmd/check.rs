@@ -18,7 +18,9 @@ pub struct Args {
 
 pub fn main(a: Args) -> Result<ExitCode> {
     let scene = load_scene(&a.scene, &a.set)?;
-    let n = scene.sample_fluid().len();
+    let n0 = scene.sample_fluid().len();
+    // With inflow, the most particles the run can hold (every emitter site free).
+    let n = n0 + pbf::scene::build::inflow(&scene).map_or(0, |i| i.most());
     let h = scene.kernel_radius();
     let t = scene.tank;
     let spec = GridSpec::new(
@@ -36,9 +38,13 @@ pub fn main(a: Args) -> Result<ExitCode> {
         n as f64 * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * per + 24.0) + spec.num_cells() as f64 * 36.0;
     let [nx, ny, nz] = spec.dims;
     println!("scene       {} ({})", scene.name, a.scene.display());
-    println!("particles   {n}");
+    if n > n0 {
+        println!("particles   {n0} at the start, up to {n} with inflow (memory below for {n})");
+    } else {
+        println!("particles   {n}");
+    }
     if !scene.obstacle.is_empty() {
-        let removed = scene.lattice_sites().len() - n;
+        let removed = scene.sites_in_obstacles();
         println!(
             "obstacles   {}; {removed} lattice sites of the fluid blocks lie inside or within r of one and get no particle",
             scene.obstacle.len()

@@ -8,6 +8,7 @@ use super::Scene;
 use crate::boundary::{BoxTank, Collider, ColliderSet, Obstacle, WallTable};
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
+use crate::inflow::Inflow;
 use crate::particles::Fluid;
 use crate::pressure::pbf::{ArtificialPressure, PbfConstraints};
 use crate::solver::{Solver, SolverParts};
@@ -16,9 +17,9 @@ use crate::sph::lattice::rest_lattice;
 use glam::Vec3A;
 use nsearch::{GridError, GridSpec};
 
-/// The solver for `scene`: its fluid blocks sampled into particles at rest, the tank and the
-/// obstacles (in the scene's order) as colliders, PBF's constraint iterations, vorticity
-/// confinement and XSPH.
+/// The solver for `scene`: its fluid blocks sampled into particles with their velocities, the
+/// later blocks and the emitters as its inflow, the tank and the obstacles (in the scene's
+/// order) as colliders, PBF's constraint iterations, vorticity confinement and XSPH.
 pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     let h = scene.kernel_radius();
     let kernels = Kernels::new(h);
@@ -52,8 +53,11 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     };
     let density_solver = PbfConstraints::new(q.iterations, q.relaxation, s_corr, &kernels, s0);
     let forces = Box::new((VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph)));
+    let mut fluid = Fluid::at_rest(scene.sample_fluid(), rho0);
+    fluid.v = scene.initial_velocities();
     Ok(Solver::from_parts(SolverParts {
-        fluid: Fluid::at_rest(scene.sample_fluid(), rho0),
+        fluid,
+        inflow: inflow(scene),
         kernels,
         colliders,
         domain,
@@ -65,4 +69,25 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         density_solver: Box::new(density_solver),
         forces,
     }))
+}
+
+/// The scene's inflow: the blocks that start later, and the emitters (`None` without either).
+pub fn inflow(scene: &Scene) -> Option<Inflow> {
+    let mut inflow = Inflow::new(scene.spacing(), scene.particles.rest_density);
+    for (k, b) in scene.fluid.iter().enumerate() {
+        if b.start > 0.0 {
+            let v = Vec3A::from_array(b.velocity);
+            inflow.add_block(scene.block_sites(k), v, b.start as f64);
+        }
+    }
+    for e in &scene.emitter {
+        inflow.add_nozzle(
+            e.sites(scene.spacing()),
+            e.unit_direction(),
+            e.speed,
+            e.start as f64,
+            e.end as f64,
+        );
+    }
+    (!inflow.is_empty()).then_some(inflow)
 }

@@ -12,12 +12,38 @@ impl Scene {
     /// 49³ = 117,649 for the 1 m cube at r = 0.01, 0.02 m inside each face), so particle
     /// counts and positions match the peer's, and a block symmetric about a plane gives a
     /// lattice symmetric about it. Deterministic order (block, z, y, x). Sites closer than r to
-    /// an obstacle (where it is at time 0), or inside it, get no particle.
+    /// an obstacle (where it is at the block's start), or inside it, get no particle. Only the
+    /// blocks there at time 0 (`start` 0); see [`block_sites`](Self::block_sites) for the others.
     pub fn sample_fluid(&self) -> Vec<Vec3A> {
+        let blocks = self
+            .fluid
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.start <= 0.0);
+        blocks.flat_map(|(k, _)| self.block_sites(k)).collect()
+    }
+
+    /// The initial particles' velocities, in the order of [`sample_fluid`](Self::sample_fluid).
+    pub fn initial_velocities(&self) -> Vec<Vec3A> {
+        let blocks = self
+            .fluid
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.start <= 0.0);
+        blocks
+            .flat_map(|(k, b)| {
+                std::iter::repeat_n(Vec3A::from_array(b.velocity), self.block_sites(k).len())
+            })
+            .collect()
+    }
+
+    /// Block `k`'s sites, less those within r of an obstacle at the block's start.
+    pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
         let r = self.particles.radius;
-        let mut pts = self.lattice_sites();
+        let t = self.fluid[k].start as f64;
+        let mut pts = self.lattice(&self.fluid[k..=k]);
         if !self.obstacle.is_empty() {
-            pts.retain(|&p| self.obstacle.iter().all(|o| o.distance_at_start(p) >= r));
+            pts.retain(|&p| self.obstacle.iter().all(|o| o.distance_at(p, t) >= r));
         }
         pts
     }
@@ -25,9 +51,21 @@ impl Scene {
     /// Every lattice site of the fluid blocks, obstacles ignored (see
     /// [`sample_fluid`](Self::sample_fluid)).
     pub fn lattice_sites(&self) -> Vec<Vec3A> {
+        self.lattice(&self.fluid)
+    }
+
+    /// How many lattice sites of the fluid blocks get no particle because they lie inside or
+    /// within r of an obstacle.
+    pub fn sites_in_obstacles(&self) -> usize {
+        (0..self.fluid.len())
+            .map(|k| self.lattice(&self.fluid[k..=k]).len() - self.block_sites(k).len())
+            .sum()
+    }
+
+    fn lattice(&self, blocks: &[super::FluidBlock]) -> Vec<Vec3A> {
         let s = self.spacing();
         let mut pts = Vec::new();
-        for b in &self.fluid {
+        for b in blocks {
             let n: [usize; 3] = std::array::from_fn(|a| {
                 (((b.max[a] - b.min[a]) / s - 1e-4).ceil() as usize).max(2) - 1
             });

@@ -18,7 +18,7 @@ pub struct Scene {
     /// The box the fluid lives in.
     pub tank: BoxSpec,
     /// Blocks of water, each filled on a cubic lattice of spacing 2r.
-    pub fluid: Vec<BoxSpec>,
+    pub fluid: Vec<FluidBlock>,
     pub particles: Particles,
     #[serde(default)]
     pub physics: Physics,
@@ -32,6 +32,56 @@ pub struct Scene {
     /// Solids in the tank (`[[obstacle]]`); fluid never enters them.
     #[serde(default)]
     pub obstacle: Vec<ObstacleSpec>,
+    /// Inflow (`[[emitter]]`): layers of particles leaving a flat nozzle.
+    #[serde(default)]
+    pub emitter: Vec<EmitterSpec>,
+}
+
+/// A block of water (`[[fluid]]`), filled on the rest lattice.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FluidBlock {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+    /// Initial velocity (m/s, default zero).
+    #[serde(default)]
+    pub velocity: [f32; 3],
+    /// When the block appears (s, default 0): its sites already taken by fluid stay empty.
+    #[serde(default)]
+    pub start: f32,
+}
+
+/// An inflow nozzle: each time the last layer has moved one lattice spacing on, a new layer of
+/// particles leaves the nozzle, at every site of it where there is room.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EmitterSpec {
+    pub shape: NozzleKind,
+    /// The nozzle's centre (m).
+    pub center: [f32; 3],
+    /// Where the particles go (normalised by the code).
+    pub direction: [f32; 3],
+    /// `rect`: width and height across the direction (m): width along the horizontal axis
+    /// `up × direction` (x if the direction is vertical), height along `direction × width`.
+    #[serde(default)]
+    pub size: Option<[f32; 2]>,
+    /// `circle`: radius (m).
+    #[serde(default)]
+    pub radius: Option<f32>,
+    /// Speed along the direction (m/s).
+    pub speed: f32,
+    /// When it opens and closes (s).
+    #[serde(default)]
+    pub start: f32,
+    pub end: f32,
+}
+
+/// A nozzle's shape.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NozzleKind {
+    Rect,
+    Circle,
 }
 
 /// A solid in the tank: a box, a cylinder or a sphere, rotated, optionally moving.

@@ -74,6 +74,20 @@ impl Scene {
                     ),
                 );
             }
+            if !finite3(b.velocity) {
+                return bad(&format!("{field}.velocity"), "must be finite".into());
+            }
+            if !(b.start.is_finite() && b.start >= 0.0) {
+                return bad(
+                    &format!("{field}.start"),
+                    format!("must be >= 0, got {}", b.start),
+                );
+            }
+        }
+        for (k, e) in self.emitter.iter().enumerate() {
+            if let Err((key, message)) = e.check(t) {
+                return bad(&format!("emitter[{k}].{key}"), message);
+            }
         }
         if !finite3(self.physics.gravity) {
             return bad("physics.gravity", "must be finite".into());

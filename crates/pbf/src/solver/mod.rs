@@ -29,6 +29,7 @@ pub use compare::{CompareStep, ModeStep};
 
 use crate::boundary::ColliderSet;
 use crate::forces::{ForceInput, ForceSet};
+use crate::inflow::Inflow;
 use crate::par::{CHUNK, Scratch, par_gather, par_gather2};
 use crate::particles::Fluid;
 use crate::pressure::{DensityInput, DensitySolver};
@@ -55,6 +56,8 @@ pub struct StepTimes {
 /// `scene::build`).
 pub struct SolverParts {
     pub fluid: Fluid,
+    /// Particles added during the run (emitters, timed blocks), if any.
+    pub inflow: Option<Inflow>,
     pub kernels: Kernels,
     pub colliders: ColliderSet,
     /// The grid over the whole domain; each step's grid is a window of it.
@@ -73,6 +76,7 @@ pub struct SolverParts {
 /// The solver: its parts, the neighbor search, state and scratch buffers.
 pub struct Solver {
     pub fluid: Fluid,
+    inflow: Option<Inflow>,
     kernels: Kernels,
     colliders: ColliderSet,
     search: NeighborSearch,
@@ -105,8 +109,14 @@ impl Solver {
 
     /// A solver from its parts, at time 0.
     pub fn from_parts(parts: SolverParts) -> Solver {
+        let mut fluid = parts.fluid;
+        // Room for every particle the schedule can add: no reallocation during the run.
+        if let Some(inflow) = &parts.inflow {
+            fluid.reserve(inflow.most());
+        }
         Solver {
-            fluid: parts.fluid,
+            fluid,
+            inflow: parts.inflow,
             kernels: parts.kernels,
             colliders: parts.colliders,
             search: NeighborSearch::new(parts.domain, parts.search_mode),
@@ -230,6 +240,20 @@ impl Solver {
     fn finish_step(&mut self) {
         self.time += self.dt as f64;
         self.steps += 1;
+        // New particles after the step, at the end of it: the next step sorts them in.
+        if let Some(inflow) = &mut self.inflow {
+            inflow.emit(self.time, &mut self.fluid, self.search.grid());
+        }
+    }
+
+    /// Particles the inflow has added so far.
+    pub fn inflow_added(&self) -> u64 {
+        self.inflow.as_ref().map_or(0, |i| i.added())
+    }
+
+    /// The most particles this run can hold: those now and every one the inflow may add.
+    pub fn capacity(&self) -> usize {
+        self.fluid.len() + self.inflow.as_ref().map_or(0, |i| i.most())
     }
 
     /// 4.-7.: the density solve, velocities, densities, forces, positions.

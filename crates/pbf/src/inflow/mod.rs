@@ -1,0 +1,186 @@
+//! Inflow: particles added while the simulation runs, by emitters (layers leaving a nozzle) and
+//! timed fluid blocks.
+//!
+//! Owns: [`Inflow`] (the schedule of every source and the ids it hands out), the nozzles
+//! (`nozzle`) and the room test (`room`). Does not touch: the step (the solver calls
+//! [`Inflow::emit`] after each step) or the particles' fields beyond appending
+//! ([`Fluid::append`]).
+//!
+//! An emitter's layer k leaves at `t_k = start + k · s / speed` (s = 2r: a layer each time the
+//! last has moved one spacing on) until `end`; it is added after the step that reaches `t_k`,
+//! each particle where it would be by then (`site + direction · speed · (t − t_k)`), with the
+//! emitter's velocity, at every site where no particle is closer than the spacing. A timed block
+//! is added the same way after the step that reaches its start. New particles get the next ids;
+//! ids are never reused. Everything is decided per site, so the result does not depend on the
+//! thread count.
+
+pub mod nozzle;
+pub mod room;
+
+use crate::particles::Fluid;
+use glam::Vec3A;
+use nsearch::Grid;
+
+/// Where particles come from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// A fluid block that appears at `start`.
+    Block {
+        sites: Vec<Vec3A>,
+        velocity: Vec3A,
+        start: f64,
+        done: bool,
+    },
+    /// A nozzle emitting layers from `start` to `end`.
+    Nozzle {
+        sites: Vec<Vec3A>,
+        direction: Vec3A,
+        speed: f32,
+        start: f64,
+        end: f64,
+        /// Seconds per layer: `s / speed`.
+        period: f64,
+        /// The next layer to leave.
+        next: u64,
+    },
+}
+
+/// The inflow schedule of a scene.
+#[derive(Clone, Debug)]
+pub struct Inflow {
+    sources: Vec<Source>,
+    spacing: f32,
+    rest_density: f32,
+    /// Particles added so far.
+    added: u64,
+}
+
+impl Inflow {
+    /// No inflow; new particles are to be created on a lattice of `spacing`.
+    pub fn new(spacing: f32, rest_density: f32) -> Self {
+        Inflow {
+            sources: Vec::new(),
+            spacing,
+            rest_density,
+            added: 0,
+        }
+    }
+
+    /// A block of `sites` appearing at `start` with `velocity`.
+    pub fn add_block(&mut self, sites: Vec<Vec3A>, velocity: Vec3A, start: f64) {
+        self.sources.push(Source::Block {
+            sites,
+            velocity,
+            start,
+            done: false,
+        });
+    }
+
+    /// A nozzle whose layers leave `sites` along `direction` (unit) at `speed`, from `start`
+    /// to `end`.
+    pub fn add_nozzle(
+        &mut self,
+        sites: Vec<Vec3A>,
+        direction: Vec3A,
+        speed: f32,
+        start: f64,
+        end: f64,
+    ) {
+        self.sources.push(Source::Nozzle {
+            sites,
+            direction,
+            speed,
+            start,
+            end,
+            period: self.spacing as f64 / speed as f64,
+            next: 0,
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+
+    /// Particles added so far.
+    pub fn added(&self) -> u64 {
+        self.added
+    }
+
+    /// The most particles the schedule can add (every site of every layer and block free).
+    pub fn most(&self) -> usize {
+        self.sources
+            .iter()
+            .map(|s| match s {
+                Source::Block { sites, .. } => sites.len(),
+                Source::Nozzle {
+                    sites,
+                    start,
+                    end,
+                    period,
+                    ..
+                } => sites.len() * (((end - start) / period).floor() as usize + 1),
+            })
+            .sum()
+    }
+
+    /// Add the particles due by time `t` to `fluid`, whose first `grid.len()` particles are in
+    /// the slot order of `grid` (the last step's). Returns how many were added.
+    pub fn emit(&mut self, t: f64, fluid: &mut Fluid, grid: &Grid) -> usize {
+        let before = fluid.len();
+        // "Closer than the spacing", with a margin for rounding: a layer leaves when the last
+        // has moved exactly one spacing on.
+        let s = self.spacing * 0.999;
+        // Within a step's time, a due time counts as reached (times are sums of dt).
+        let reached = |at: f64| at <= t + 1e-9;
+        for source in &mut self.sources {
+            match source {
+                Source::Block {
+                    sites,
+                    velocity,
+                    start,
+                    done,
+                } => {
+                    if !*done && reached(*start) {
+                        let free = room::free_sites(sites, &fluid.x, grid, s);
+                        let new: Vec<Vec3A> = sites
+                            .iter()
+                            .zip(&free)
+                            .filter(|(_, f)| **f)
+                            .map(|(p, _)| *p)
+                            .collect();
+                        fluid.append(&new, *velocity, self.rest_density);
+                        *done = true;
+                    }
+                }
+                Source::Nozzle {
+                    sites,
+                    direction,
+                    speed,
+                    start,
+                    end,
+                    period,
+                    next,
+                } => loop {
+                    let at = *start + *next as f64 * *period;
+                    if at > *end + 1e-9 || !reached(at) {
+                        break;
+                    }
+                    let shift = *direction * (*speed * (t - at).max(0.0) as f32);
+                    let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
+                    let free = room::free_sites(&layer, &fluid.x, grid, s);
+                    let new: Vec<Vec3A> = layer
+                        .iter()
+                        .zip(&free)
+                        .filter(|(_, f)| **f)
+                        .map(|(p, _)| *p)
+                        .collect();
+                    fluid.append(&new, *direction * *speed, self.rest_density);
+                    *next += 1;
+                },
+            }
+        }
+        let n = fluid.len() - before;
+        self.added += n as u64;
+        n
+    }
+}
