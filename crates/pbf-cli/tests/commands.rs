@@ -634,3 +634,64 @@ fn grid_contents(
         p.cells.types.clone(),
     )
 }
+
+/// A scene with obstacles writes their surfaces as a series of its own beside the frames: one
+/// triangle mesh per frame, at the frame's time (the paddle moves, the rest stays), readable by
+/// vtkio; a rerun without obstacles into the same folder leaves none of them behind.
+#[test]
+fn obstacles_are_written_as_a_series_of_moving_surfaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("obs");
+    let o = run_cli(&[
+        "run",
+        "configs/obstacles_small.toml",
+        "--steps",
+        "40",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pvd = std::fs::read_to_string(out.join("obstacles_small_obstacles.pvd")).unwrap();
+    let frames = std::fs::read_to_string(out.join("obstacles_small.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 5);
+    assert_eq!(frames.matches("<DataSet").count(), 5);
+    let mesh = |k: usize| {
+        let vtk = vtkio::Vtk::import(out.join(format!("obstacles_{k:05}.vtu"))).unwrap();
+        let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not a grid")
+        };
+        let vtkio::model::Piece::Inline(p) = &pieces[0] else {
+            panic!("not inline")
+        };
+        assert!(
+            p.cells
+                .types
+                .iter()
+                .all(|t| *t == vtkio::model::CellType::Triangle)
+        );
+        let pts: Vec<f64> = p.points.cast_into().unwrap();
+        (p.cells.types.len(), pts)
+    };
+    let (tri0, pts0) = mesh(0);
+    let (tri4, pts4) = mesh(4);
+    // Two boxes (12 each), a cylinder (4 x 32) and a sphere (2 x 16 x 32).
+    assert_eq!(tri0, 12 + 128 + 1024 + 12);
+    assert_eq!(tri4, tri0);
+    // The paddle (the last 8 points) has moved in x; nothing else has.
+    let n = pts0.len();
+    assert_eq!(pts0[..n - 24], pts4[..n - 24]);
+    assert!((0..8).all(|k| (pts0[n - 24 + 3 * k] - pts4[n - 24 + 3 * k]).abs() > 1e-3));
+    // A run of a scene without obstacles into the same folder removes them.
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "5",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(!out.join("obstacles_00000.vtu").exists());
+}

@@ -99,6 +99,7 @@ impl Fluid {
             index,
             time,
             points: by_id(id, &self.x),
+            obstacles: None,
             arrays: vec![
                 PointArray::u32("id", (0..n as u32).collect()),
                 PointArray::vec3("velocity", by_id(id, &self.v)),

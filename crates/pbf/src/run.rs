@@ -166,8 +166,9 @@ impl SceneRun<'_> {
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
         if let Some(w) = &self.writer {
             let t = Instant::now();
-            w.push(self.solver.fluid.frame(k, self.solver.time))
-                .map_err(RunError::Writer)?;
+            let mut frame = self.solver.fluid.frame(k, self.solver.time);
+            frame.obstacles = self.solver.obstacle_mesh();
+            w.push(frame).map_err(RunError::Writer)?;
             self.phases.output += t.elapsed().as_secs_f64();
             self.next_frame = k + 1;
         }

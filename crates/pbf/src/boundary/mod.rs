@@ -7,12 +7,14 @@
 //! rotated and moved by a [`motion::Motion`]) and the wall density table
 //! ([`wall_table::WallTable`]). Does not touch: particles.
 
+pub mod mesh;
 pub mod motion;
 pub mod obstacle;
 pub mod shape;
 pub mod tank;
 pub mod wall_table;
 
+pub use mesh::Mesh;
 pub use motion::Motion;
 pub use obstacle::Obstacle;
 pub use shape::Shape;
@@ -30,6 +32,11 @@ pub trait Collider: Send + Sync {
     /// Move to where the solid is at time `t` (a moving solid's pose is a function of time
     /// alone); a fixed solid ignores it.
     fn set_time(&mut self, _t: f64) {}
+    /// The solid's surface where it is now, for output (`None`: not drawn, like the tank,
+    /// which ParaView users see as the domain).
+    fn surface_mesh(&self) -> Option<Mesh> {
+        None
+    }
 }
 
 /// The colliders of a scene, applied in order.
@@ -40,6 +47,17 @@ pub struct ColliderSet {
 impl ColliderSet {
     pub fn new(colliders: Vec<Box<dyn Collider>>) -> Self {
         ColliderSet { colliders }
+    }
+
+    /// The drawn colliders' surfaces where they are now, as one mesh (`None` if none is drawn).
+    pub fn surface_mesh(&self) -> Option<Mesh> {
+        let mut all = Mesh::default();
+        for c in &self.colliders {
+            if let Some(m) = c.surface_mesh() {
+                all.append_placed(&m, glam::Quat::IDENTITY, Vec3A::ZERO);
+            }
+        }
+        (!all.is_empty()).then_some(all)
     }
 
     /// Every collider to where it is at time `t`.

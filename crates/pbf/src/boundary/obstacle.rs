@@ -12,6 +12,7 @@
 //! thickness there (exact for a slab, so a plate thinner than h adds only its own mass).
 
 use super::Collider;
+use super::mesh::Mesh;
 use super::motion::Motion;
 use super::shape::Shape;
 use super::wall_table::WallTable;
@@ -115,5 +116,11 @@ impl Collider for Obstacle {
 
     fn set_time(&mut self, t: f64) {
         self.center = self.rest_center + self.motion.offset(t);
+    }
+
+    fn surface_mesh(&self) -> Option<Mesh> {
+        let mut m = Mesh::default();
+        m.append_placed(&self.shape.mesh(), self.rotation, self.center);
+        Some(m)
     }
 }

@@ -1,7 +1,8 @@
 //! Frame files on disk: their names, the atomic write (temporary file, then rename) every output
 //! goes through, and the clean-up of an earlier run's frames.
 //!
-//! Owns: [`frame_name`], [`write_atomic`], [`write_frame`], [`clear_earlier_frames`]. Does not
+//! Owns: [`frame_name`], [`obstacles_name`], [`write_atomic`], [`write_frame`],
+//! [`write_obstacles`], [`clear_earlier_frames`]. Does not
 //! touch: the formats' contents (frame, series).
 
 use super::frame::Frame;
@@ -17,6 +18,34 @@ pub fn frame_name(index: usize, format: Format) -> String {
         _ => "vtu",
     };
     format!("frame_{index:05}.{ext}")
+}
+
+/// File name of frame `index`'s obstacle surfaces in `format`.
+pub fn obstacles_name(index: usize, format: Format) -> String {
+    frame_name(index, format).replacen("frame_", "obstacles_", 1)
+}
+
+/// Write frame `frame`'s obstacle surfaces into `dir`, if it has any.
+pub fn write_obstacles(
+    dir: &Path,
+    frame: &Frame,
+    format: Format,
+) -> std::io::Result<Option<PathBuf>> {
+    let Some(vtk) = frame.obstacles_vtk() else {
+        return Ok(None);
+    };
+    let path = dir.join(obstacles_name(frame.index, format));
+    let io = |e: vtkio::Error| std::io::Error::other(e.to_string());
+    write_atomic(&path, |tmp| match format {
+        Format::Vtk => vtk.export_be(tmp).map_err(io),
+        // The extension tells vtkio the format: write XML to a `.vtu` name, then move it.
+        _ => {
+            let xml = tmp.with_extension("part.vtu");
+            vtk.export(&xml).map_err(io)?;
+            std::fs::rename(&xml, tmp)
+        }
+    })?;
+    Ok(Some(path))
 }
 
 /// Write `bytes` (or what `write` produces) to `path` through a temporary file and a rename.
@@ -49,17 +78,19 @@ pub fn write_frame(dir: &Path, frame: &Frame, format: Format) -> std::io::Result
     Ok(path)
 }
 
-/// Remove the frames and series files (of either format) that an earlier run of `name` left in
-/// `dir`: they would sit beside this run's (its series file lists only its own frames, but a user
+/// Remove the frames, obstacle surfaces and series files (of either format) that an earlier run
+/// of `name` left in `dir`: they would sit beside this run's (its series file lists only its own frames, but a user
 /// opening the files directly would mix runs), and the other format's series file would list
 /// frames no longer there.
 pub fn clear_earlier_frames(dir: &Path, name: &str) -> std::io::Result<()> {
-    let series = [Format::Vtu, Format::Vtk].map(|f| series_name(name, f));
+    let obstacles = format!("{name}_obstacles");
+    let series =
+        [Format::Vtu, Format::Vtk].map(|f| [series_name(name, f), series_name(&obstacles, f)]);
     for e in std::fs::read_dir(dir)?.flatten() {
         let file = e.file_name().to_string_lossy().to_string();
-        let ours = (file.starts_with("frame_")
+        let ours = ((file.starts_with("frame_") || file.starts_with("obstacles_"))
             && (file.ends_with(".vtu") || file.ends_with(".vtk")))
-            || series.contains(&file);
+            || series.iter().flatten().any(|s| *s == file);
         if ours && e.file_type().is_ok_and(|t| t.is_file()) {
             std::fs::remove_file(e.path()).map_err(|err| {
                 std::io::Error::new(

@@ -16,6 +16,9 @@ pub struct Frame {
     pub time: f64,
     pub points: Vec<Vec3A>,
     pub arrays: Vec<PointArray>,
+    /// The obstacles' surfaces at the frame's time, if the scene has obstacles (written as a
+    /// series of its own).
+    pub obstacles: Option<crate::boundary::Mesh>,
 }
 
 /// One named point array of a frame.
@@ -66,6 +69,29 @@ impl PointArray {
 }
 
 impl Frame {
+    /// The obstacles' mesh as a vtkio model: an unstructured grid of triangles.
+    pub fn obstacles_vtk(&self) -> Option<Vtk> {
+        let m = self.obstacles.as_ref()?;
+        let n = m.triangles.len() as u64;
+        Some(Vtk {
+            version: Version::new(),
+            title: format!("pbf obstacles {} t={}", self.index, self.time),
+            byte_order: ByteOrder::BigEndian,
+            file_path: None,
+            data: DataSet::inline(UnstructuredGridPiece {
+                points: IOBuffer::F32(Self::flat(&m.points)),
+                cells: Cells {
+                    cell_verts: VertexNumbers::XML {
+                        connectivity: m.triangles.iter().flatten().map(|&k| k as u64).collect(),
+                        offsets: (1..=n).map(|k| 3 * k).collect(),
+                    },
+                    types: vec![CellType::Triangle; m.triangles.len()],
+                },
+                data: Attributes::new(),
+            }),
+        })
+    }
+
     fn flat(v: &[Vec3A]) -> Vec<f32> {
         v.iter().flat_map(|p| p.to_array()).collect()
     }

@@ -15,7 +15,9 @@ pub mod series;
 pub mod summary;
 pub mod writer;
 
-pub use files::{clear_earlier_frames, frame_name, write_atomic, write_frame};
+pub use files::{
+    clear_earlier_frames, frame_name, obstacles_name, write_atomic, write_frame, write_obstacles,
+};
 pub use frame::Frame;
 pub use series::{file_series_text, pvd_text, series_name, series_text};
 pub use writer::FrameWriter;

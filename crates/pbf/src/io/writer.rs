@@ -3,7 +3,7 @@
 //!
 //! Owns: [`FrameWriter`] and its queue. Does not touch: the formats (frame, series, files).
 
-use super::files::write_frame;
+use super::files::{write_frame, write_obstacles};
 use super::frame::Frame;
 use super::series::{series_name, series_text};
 use super::write_atomic;
@@ -64,6 +64,8 @@ pub struct FrameWriter {
 struct WriterState {
     error: Option<String>,
     written: Vec<(f64, String)>,
+    /// The obstacle surface files written, for their own series.
+    obstacles: Vec<(f64, String)>,
     /// Seconds spent writing.
     busy: f64,
 }
@@ -83,6 +85,7 @@ impl FrameWriter {
             .name("frame-writer".into())
             .spawn(move || {
                 let series = dir.join(series_name(&name, format));
+                let obstacle_series = dir.join(series_name(&format!("{name}_obstacles"), format));
                 while let Some(frame) = q.pop() {
                     if st.lock().error.is_some() {
                         continue; // drain after a failure
@@ -95,7 +98,18 @@ impl FrameWriter {
                             g.written.push((frame.time, file));
                             series_text(format, &g.written)
                         };
-                        write_atomic(&series, |tmp| std::fs::write(tmp, text))
+                        write_atomic(&series, |tmp| std::fs::write(tmp, text))?;
+                        // The obstacles' surfaces at the same time, in a series of their own.
+                        if let Some(path) = write_obstacles(&dir, &frame, format)? {
+                            let file = path.file_name().unwrap().to_string_lossy().to_string();
+                            let text = {
+                                let mut g = st.lock();
+                                g.obstacles.push((frame.time, file));
+                                series_text(format, &g.obstacles)
+                            };
+                            write_atomic(&obstacle_series, |tmp| std::fs::write(tmp, text))?;
+                        }
+                        Ok(())
                     });
                     let mut g = st.lock();
                     g.busy += t.elapsed().as_secs_f64();

@@ -246,6 +246,11 @@ impl Solver {
         }
     }
 
+    /// The obstacles' surfaces where they are now (`None` without obstacles), for output.
+    pub fn obstacle_mesh(&self) -> Option<crate::boundary::Mesh> {
+        self.colliders.surface_mesh()
+    }
+
     /// Particles the inflow has added so far.
     pub fn inflow_added(&self) -> u64 {
         self.inflow.as_ref().map_or(0, |i| i.added())
