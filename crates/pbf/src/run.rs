@@ -232,6 +232,7 @@ pub fn run_scene(
     let summary = RunSummary {
         scene: scene.name.clone(),
         particles,
+        particles_end: run.solver.fluid.len(),
         steps: ended.done,
         steps_planned: opts.steps,
         interrupted: ended.interrupted,

@@ -48,7 +48,10 @@ impl Phases {
 #[derive(Clone, Debug)]
 pub struct RunSummary {
     pub scene: String,
+    /// Particles at the start.
     pub particles: usize,
+    /// Particles at the end (more with inflow).
+    pub particles_end: usize,
     pub steps: u64,
     pub steps_planned: u64,
     pub interrupted: bool,
@@ -71,6 +74,7 @@ impl RunSummary {
         let json = serde_json::json!({
             "scene": self.scene,
             "particles": self.particles,
+            "particles_end": self.particles_end,
             "steps": self.steps,
             "steps_planned": self.steps_planned,
             "interrupted": self.interrupted,

@@ -17,7 +17,9 @@ pub struct Scene {
     pub name: String,
     /// The box the fluid lives in.
     pub tank: BoxSpec,
-    /// Blocks of water, each filled on a cubic lattice of spacing 2r.
+    /// Blocks of water, each filled on a cubic lattice of spacing 2r (none if an emitter
+    /// brings all the water).
+    #[serde(default)]
     pub fluid: Vec<FluidBlock>,
     pub particles: Particles,
     #[serde(default)]

@@ -51,8 +51,11 @@ impl Scene {
                 ),
             );
         }
-        if self.fluid.is_empty() {
-            return bad("fluid", "at least one fluid block is needed".into());
+        if self.fluid.is_empty() && self.emitter.is_empty() {
+            return bad(
+                "fluid",
+                "at least one fluid block (or an emitter) is needed".into(),
+            );
         }
         for (k, b) in self.fluid.iter().enumerate() {
             let field = format!("fluid[{k}]");
