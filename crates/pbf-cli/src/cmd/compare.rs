@@ -6,7 +6,7 @@ use crate::progress::{Bar, interrupt_flag};
 use anyhow::Result;
 use nsearch::Backend;
 use pbf::experiments::bench_search::cpu_name;
-use pbf::experiments::compare::{Comparison, csv, means, svg, tables};
+use pbf::experiments::compare::{Comparison, csv, means, neighbors_per_particle, svg, tables};
 use pbf::io::summary::peak_rss_bytes;
 use pbf::run::step_loop;
 use std::path::PathBuf;
@@ -116,7 +116,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         println!(
             "neighbor lists identical in all {} steps; {:.1} neighbors per particle; whole step with pruned search {:.4} s; peak memory {:.0} MB (both searches held)",
             records.len(),
-            p.neighbors / n.max(1) as f64,
+            neighbors_per_particle(records),
             p.total_s,
             peak_rss_bytes() as f64 / 1e6
         );

@@ -55,10 +55,11 @@ impl Stepper for Comparison<'_> {
     }
 
     fn step(&mut self, index: u64) -> Result<(), CompareError> {
+        let particles = self.solver.fluid.len();
         let c = self.solver.step_compare(&mut self.other, index % 2 == 1);
         self.step_total += c.step;
         self.records
-            .push(StepRecord::new(index + 1, self.solver.time, &c));
+            .push(StepRecord::new(index + 1, self.solver.time, particles, &c));
         match c.mismatch {
             Some(id) => Err(CompareError::Mismatch {
                 step: index + 1,
@@ -91,6 +92,8 @@ pub struct StepRecord {
     pub step: u64,
     /// Simulated time at the end of the step.
     pub time: f64,
+    /// Particles the step searched (inflow may add more after it).
+    pub particles: usize,
     pub unpruned: ModeRecord,
     pub pruned: ModeRecord,
     /// Particle behavior (the same work for either mode).
@@ -100,7 +103,7 @@ pub struct StepRecord {
 impl StepRecord {
     /// From a compare step: each mode's construction gets the shared reordering of the
     /// particle arrays, as a normal step's construction does.
-    pub fn new(step: u64, time: f64, c: &CompareStep) -> StepRecord {
+    pub fn new(step: u64, time: f64, particles: usize, c: &CompareStep) -> StepRecord {
         let rec = |m: &ModeStep| ModeRecord {
             construction: m.build + c.reorder,
             search: m.search,
@@ -113,6 +116,7 @@ impl StepRecord {
         };
         StepRecord {
             step,
+            particles,
             time,
             unpruned,
             pruned,
@@ -146,6 +150,16 @@ pub struct Means {
     pub candidates: f64,
     /// Particles in the influence radius (neighbors found) per step.
     pub neighbors: f64,
+}
+
+/// Neighbors per particle (self included), averaged over the steps of `records`.
+pub fn neighbors_per_particle(records: &[StepRecord]) -> f64 {
+    let k = records.len().max(1) as f64;
+    records
+        .iter()
+        .map(|r| r.pruned.stats.neighbors as f64 / r.particles.max(1) as f64)
+        .sum::<f64>()
+        / k
 }
 
 /// Both modes' means over `records`.
@@ -239,7 +253,11 @@ pub fn csv(records: &[StepRecord]) -> String {
             cols.push(format!("{mode}_{col}"));
         }
     }
-    cols.extend(["behavior_ms".to_string(), "reduction_pct".to_string()]);
+    cols.extend([
+        "behavior_ms".to_string(),
+        "reduction_pct".to_string(),
+        "particles".to_string(),
+    ]);
     let header: Vec<&str> = cols.iter().map(String::as_str).collect();
     report::csv(
         &header,
@@ -258,6 +276,7 @@ pub fn csv(records: &[StepRecord]) -> String {
             row.extend([
                 format!("{:.4}", r.behavior * 1e3),
                 format!("{:.3}", r.reduction_pct()),
+                r.particles.to_string(),
             ]);
             row
         }),
@@ -332,6 +351,7 @@ mod tests {
         };
         StepRecord {
             step,
+            particles: 100,
             time: step as f64 * 0.01,
             unpruned: m(u),
             pruned: m(p),
@@ -359,6 +379,6 @@ mod tests {
         assert!(t.contains("50.0%") && t.contains("37.5%"), "{t}");
         let c = csv(&r);
         assert_eq!(c.lines().count(), 3);
-        assert!(c.lines().nth(2).unwrap().ends_with(",7000.0000,50.000"));
+        assert!(c.lines().nth(2).unwrap().ends_with(",7000.0000,50.000,100"));
     }
 }

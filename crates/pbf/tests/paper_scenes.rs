@@ -1,0 +1,95 @@
+//! The small versions of the paper's scenes (`configs/paper_*_small.toml`: the full-scale
+//! layouts at 4x the particle radius), run as the full ones are: every particle finite, inside
+//! the tank and never within r/2 of an obstacle, ids dense and unique, the inflow never above its
+//! schedule, and the same bits on 1 and 2 threads.
+
+use glam::Vec3A;
+use pbf::scene::Scene;
+use pbf::solver::Solver;
+use std::path::Path;
+
+fn scene(name: &str) -> Scene {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    Scene::load(&root.join(format!("configs/{name}.toml")), &[]).unwrap()
+}
+
+/// Run `steps` steps of `name`, checking every step; returns the final state.
+fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
+    let sc = scene(name);
+    let r = sc.particles.radius;
+    let (lo, hi) = (
+        Vec3A::from_array(sc.tank.min),
+        Vec3A::from_array(sc.tank.max),
+    );
+    let most = sc.sample_fluid().len() + pbf::scene::build::inflow(&sc).map_or(0, |i| i.most());
+    let mut s = Solver::new(&sc).unwrap();
+    for _ in 0..steps {
+        s.step();
+        let t = s.time;
+        for (k, &p) in s.fluid.x.iter().enumerate() {
+            assert!(p.is_finite(), "{name}: particle {k} not finite at t = {t}");
+            assert!(
+                p.cmpge(lo).all() && p.cmple(hi).all(),
+                "{name}: particle {k} at {p} left the tank at t = {t}"
+            );
+            for (o, obstacle) in sc.obstacle.iter().enumerate() {
+                let d = obstacle.distance_at(p, t);
+                assert!(
+                    d >= 0.5 * r,
+                    "{name}: particle {k} {d} m from obstacle {o} at t = {t} (r = {r})"
+                );
+            }
+        }
+        assert!(
+            s.fluid.len() <= most,
+            "{name}: more particles than the schedule allows"
+        );
+    }
+    let mut ids = s.fluid.id.clone();
+    ids.sort_unstable();
+    assert!(
+        ids.iter().enumerate().all(|(k, &id)| id as usize == k),
+        "{name}: ids"
+    );
+    (s.fluid.x, s.fluid.v, s.fluid.id)
+}
+
+#[test]
+fn the_small_paper_scenes_stay_sound() {
+    // 1.2 s each: chunks dropped and landed, plates and cylinders under their jets, two wall
+    // strokes.
+    for name in [
+        "paper_2_chunks_small",
+        "paper_3_plates_small",
+        "paper_4_wave_small",
+        "paper_5_cylinders_small",
+    ] {
+        run_checked(name, 300);
+    }
+}
+
+#[test]
+fn the_small_paper_scenes_give_the_same_bits_on_1_and_2_threads() {
+    for name in [
+        "paper_2_chunks_small",
+        "paper_3_plates_small",
+        "paper_4_wave_small",
+        "paper_5_cylinders_small",
+    ] {
+        let sc = scene(name);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut s = Solver::new(&sc).unwrap();
+                for _ in 0..150 {
+                    s.step();
+                }
+                (s.fluid.x, s.fluid.v, s.fluid.id)
+            })
+        };
+        assert!(run(1) == run(2), "{name}: 1 and 2 threads differ");
+    }
+}
