@@ -4,15 +4,11 @@
 //! reused; results do not depend on the thread count.
 
 use glam::Vec3A;
-use pbf::scene::Scene;
 use pbf::solver::Solver;
 
-fn scene_from(text: &str) -> Scene {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("scene.toml");
-    std::fs::write(&path, text).unwrap();
-    Scene::load(&path, &[]).unwrap()
-}
+mod common;
+
+use common::{scene_from, state_on_threads};
 
 /// A jet falling from a 10 x 10 cm nozzle at 1.5 m/s (gravity speeds it up, so every site is
 /// always free), and a block that appears at 0.3 s falling at 1 m/s.
@@ -45,7 +41,7 @@ end = 0.6
 
 #[test]
 fn an_emitter_adds_area_times_speed_over_the_cell_volume_per_second() {
-    let scene = scene_from(JET);
+    let scene = scene_from(JET, &[]);
     let mut s = Solver::new(&scene).unwrap();
     let n0 = s.fluid.len();
     let block = scene.block_sites(1).len();
@@ -76,7 +72,7 @@ fn an_emitter_adds_area_times_speed_over_the_cell_volume_per_second() {
 
 #[test]
 fn a_timed_block_appears_at_its_start_with_its_velocity() {
-    let scene = scene_from(JET);
+    let scene = scene_from(JET, &[]);
     let mut s = Solver::new(&scene).unwrap();
     let block = scene.block_sites(1);
     assert_eq!(block.len(), 7 * 7 * 7);
@@ -117,7 +113,7 @@ radius = 0.0125
 dt = 0.002
 end = 1.0
 "#;
-    let scene = scene_from(text);
+    let scene = scene_from(text, &[]);
     let mut s = Solver::new(&scene).unwrap();
     while s.time < 0.1 - 1e-9 {
         s.step();
@@ -141,29 +137,17 @@ end = 1.0
 
 #[test]
 fn inflow_gives_the_same_bits_on_1_and_2_threads() {
-    let scene = scene_from(JET);
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut s = Solver::new(&scene).unwrap();
-            for _ in 0..250 {
-                s.step();
-            }
-            (s.fluid.x, s.fluid.v, s.fluid.id)
-        })
-    };
-    assert!(run(1) == run(2));
+    let scene = scene_from(JET, &[]);
+    assert!(state_on_threads(&scene, 1, 250) == state_on_threads(&scene, 2, 250));
 }
 
 #[test]
 fn a_circle_nozzle_has_its_area_in_sites() {
-    let scene = scene_from(&JET.replace(
+    let scene = scene_from(
+        &JET.replace(
         "shape = \"rect\"\ncenter = [0.2, 1.2, 0.2]\ndirection = [0.0, -1.0, 0.0]\nsize = [0.1, 0.1]",
         "shape = \"circle\"\ncenter = [0.2, 1.2, 0.2]\ndirection = [1.0, -1.0, 0.5]\nradius = 0.1",
-    ));
+    ), &[]);
     let e = &scene.emitter[0];
     let sites = e.sites(scene.spacing());
     let area = std::f32::consts::PI * 0.1 * 0.1 / scene.spacing().powi(2);

@@ -7,19 +7,9 @@
 use glam::Vec3A;
 use pbf::scene::Scene;
 use pbf::solver::Solver;
-use std::path::Path;
+mod common;
 
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
-
-fn scene_from(text: &str, sets: &[&str]) -> Scene {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("scene.toml");
-    std::fs::write(&path, text).unwrap();
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Scene::load(&path, &sets).unwrap()
-}
+use common::{root, scene_from, state_on_threads};
 
 /// The closest any particle came to any obstacle's surface over `steps` steps (negative: inside).
 fn closest_approach(scene: &Scene, steps: usize) -> f32 {
@@ -130,20 +120,7 @@ fn zero_amplitude_motion_changes_no_bit() {
 #[test]
 fn a_moving_paddle_gives_the_same_bits_on_1_and_2_threads() {
     let scene = Scene::load(&root().join("configs/obstacles_small.toml"), &[]).unwrap();
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut s = Solver::new(&scene).unwrap();
-            for _ in 0..120 {
-                s.step();
-            }
-            (s.fluid.x, s.fluid.v, s.fluid.id)
-        })
-    };
-    assert!(run(1) == run(2));
+    assert!(state_on_threads(&scene, 1, 120) == state_on_threads(&scene, 2, 120));
 }
 
 #[test]

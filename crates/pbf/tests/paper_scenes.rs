@@ -4,14 +4,10 @@
 //! schedule, and the same bits on 1 and 2 threads.
 
 use glam::Vec3A;
-use pbf::scene::Scene;
 use pbf::solver::Solver;
-use std::path::Path;
+mod common;
 
-fn scene(name: &str) -> Scene {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    Scene::load(&root.join(format!("configs/{name}.toml")), &[]).unwrap()
-}
+use common::{scene, state_on_threads};
 
 /// Run `steps` steps of `name`, checking every step; returns the final state.
 fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
@@ -77,19 +73,9 @@ fn the_small_paper_scenes_give_the_same_bits_on_1_and_2_threads() {
         "paper_5_cylinders_small",
     ] {
         let sc = scene(name);
-        let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
-                let mut s = Solver::new(&sc).unwrap();
-                for _ in 0..150 {
-                    s.step();
-                }
-                (s.fluid.x, s.fluid.v, s.fluid.id)
-            })
-        };
-        assert!(run(1) == run(2), "{name}: 1 and 2 threads differ");
+        assert!(
+            state_on_threads(&sc, 1, 150) == state_on_threads(&sc, 2, 150),
+            "{name}: 1 and 2 threads differ"
+        );
     }
 }

@@ -5,21 +5,9 @@
 use glam::Vec3A;
 use pbf::scene::Scene;
 use pbf::solver::Solver;
-use std::path::Path;
+mod common;
 
-/// The workspace root: scenes are named as a user names them from there.
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
-
-/// A scene from TOML text (written to a temporary file, as a user's would be).
-fn scene_from(text: &str, sets: &[&str]) -> Scene {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("scene.toml");
-    std::fs::write(&path, text).unwrap();
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Scene::load(&path, &sets).unwrap()
-}
+use common::{root, scene_from};
 
 fn column(extra: &[&str]) -> Scene {
     scene_from(

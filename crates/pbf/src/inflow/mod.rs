@@ -141,13 +141,7 @@ impl Inflow {
                     done,
                 } => {
                     if !*done && reached(*start) {
-                        let free = room::free_sites(sites, &fluid.x, grid, s);
-                        let new: Vec<Vec3A> = sites
-                            .iter()
-                            .zip(&free)
-                            .filter(|(_, f)| **f)
-                            .map(|(p, _)| *p)
-                            .collect();
+                        let new = room::free(sites, &fluid.x, grid, s);
                         fluid.append(&new, *velocity, self.rest_density);
                         *done = true;
                     }
@@ -167,13 +161,7 @@ impl Inflow {
                     }
                     let shift = *direction * (*speed * (t - at).max(0.0) as f32);
                     let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
-                    let free = room::free_sites(&layer, &fluid.x, grid, s);
-                    let new: Vec<Vec3A> = layer
-                        .iter()
-                        .zip(&free)
-                        .filter(|(_, f)| **f)
-                        .map(|(p, _)| *p)
-                        .collect();
+                    let new = room::free(&layer, &fluid.x, grid, s);
                     fluid.append(&new, *direction * *speed, self.rest_density);
                     *next += 1;
                 },

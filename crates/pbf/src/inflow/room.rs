@@ -1,6 +1,6 @@
 //! Whether a site has room for a new particle: no particle closer than the lattice spacing.
 //!
-//! Owns: [`free_sites`]. Does not touch: which sites are due (`schedule`).
+//! Owns: [`free_sites`] and [`free`]. Does not touch: which sites are due (the schedule).
 //!
 //! The particles of the last step are found through that step's grid: after a step the fluid's
 //! arrays are in the grid's slot order, so a cell's slot range indexes the final positions.
@@ -12,6 +12,16 @@
 use glam::Vec3A;
 use nsearch::Grid;
 use rayon::prelude::*;
+
+/// The sites of `sites` with room (see [`free_sites`]), in their order.
+pub fn free(sites: &[Vec3A], x: &[Vec3A], grid: &Grid, spacing: f32) -> Vec<Vec3A> {
+    let room = free_sites(sites, x, grid, spacing);
+    sites
+        .iter()
+        .zip(room)
+        .filter_map(|(&p, free)| free.then_some(p))
+        .collect()
+}
 
 /// For each of `sites`, whether no particle of `x` lies closer than `spacing`: `x[..grid.len()]`
 /// in the slot order of `grid`, the rest (`x[grid.len()..]`) added since.

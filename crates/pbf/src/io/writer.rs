@@ -73,7 +73,7 @@ struct WriterState {
 impl FrameWriter {
     /// Start a writer into `dir` (which must exist); the series is [`series_name`].
     pub fn start(dir: PathBuf, name: String, format: Format) -> FrameWriter {
-        let queue = Arc::new(Queue {
+        let queue: Arc<Queue<Frame>> = Arc::new(Queue {
             items: Mutex::new((VecDeque::new(), false)),
             not_empty: Condvar::new(),
             not_full: Condvar::new(),
@@ -91,25 +91,26 @@ impl FrameWriter {
                         continue; // drain after a failure
                     }
                     let t = std::time::Instant::now();
-                    let r = write_frame(&dir, &frame, format).and_then(|path| {
+                    // List a file written at the frame's time in a series, and rewrite it.
+                    let list = |path: PathBuf,
+                                pick: fn(&mut WriterState) -> &mut Vec<(f64, String)>,
+                                series: &PathBuf| {
                         let file = path.file_name().unwrap().to_string_lossy().to_string();
                         let text = {
                             let mut g = st.lock();
-                            g.written.push((frame.time, file));
-                            series_text(format, &g.written)
+                            let listed = pick(&mut g);
+                            listed.push((frame.time, file));
+                            series_text(format, listed)
                         };
-                        write_atomic(&series, |tmp| std::fs::write(tmp, text))?;
+                        write_atomic(series, |tmp| std::fs::write(tmp, text))
+                    };
+                    let r = write_frame(&dir, &frame, format).and_then(|path| {
+                        list(path, |g| &mut g.written, &series)?;
                         // The obstacles' surfaces at the same time, in a series of their own.
-                        if let Some(path) = write_obstacles(&dir, &frame, format)? {
-                            let file = path.file_name().unwrap().to_string_lossy().to_string();
-                            let text = {
-                                let mut g = st.lock();
-                                g.obstacles.push((frame.time, file));
-                                series_text(format, &g.obstacles)
-                            };
-                            write_atomic(&obstacle_series, |tmp| std::fs::write(tmp, text))?;
+                        match write_obstacles(&dir, &frame, format)? {
+                            Some(path) => list(path, |g| &mut g.obstacles, &obstacle_series),
+                            None => Ok(()),
                         }
-                        Ok(())
                     });
                     let mut g = st.lock();
                     g.busy += t.elapsed().as_secs_f64();

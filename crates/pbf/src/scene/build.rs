@@ -53,8 +53,9 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     };
     let density_solver = PbfConstraints::new(q.iterations, q.relaxation, s_corr, &kernels, s0);
     let forces = Box::new((VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph)));
-    let mut fluid = Fluid::at_rest(scene.sample_fluid(), rho0);
-    fluid.v = scene.initial_velocities();
+    let (x, v) = scene.initial_particles();
+    let mut fluid = Fluid::at_rest(x, rho0);
+    fluid.v = v;
     Ok(Solver::from_parts(SolverParts {
         fluid,
         inflow: inflow(scene),

@@ -15,26 +15,24 @@ impl Scene {
     /// an obstacle (where it is at the block's start), or inside it, get no particle. Only the
     /// blocks there at time 0 (`start` 0); see [`block_sites`](Self::block_sites) for the others.
     pub fn sample_fluid(&self) -> Vec<Vec3A> {
-        let blocks = self
-            .fluid
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.start <= 0.0);
-        blocks.flat_map(|(k, _)| self.block_sites(k)).collect()
+        self.initial_particles().0
     }
 
-    /// The initial particles' velocities, in the order of [`sample_fluid`](Self::sample_fluid).
-    pub fn initial_velocities(&self) -> Vec<Vec3A> {
-        let blocks = self
-            .fluid
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.start <= 0.0);
-        blocks
-            .flat_map(|(k, b)| {
-                std::iter::repeat_n(Vec3A::from_array(b.velocity), self.block_sites(k).len())
-            })
-            .collect()
+    /// The particles there at time 0 (see [`sample_fluid`](Self::sample_fluid)) and their
+    /// velocities (each block's).
+    pub fn initial_particles(&self) -> (Vec<Vec3A>, Vec<Vec3A>) {
+        let (mut x, mut v) = (Vec::new(), Vec::new());
+        for (k, b) in self.fluid.iter().enumerate() {
+            if b.start <= 0.0 {
+                let sites = self.block_sites(k);
+                v.extend(std::iter::repeat_n(
+                    Vec3A::from_array(b.velocity),
+                    sites.len(),
+                ));
+                x.extend(sites);
+            }
+        }
+        (x, v)
     }
 
     /// Block `k`'s sites, less those within r of an obstacle at the block's start.

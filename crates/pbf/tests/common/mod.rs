@@ -1,0 +1,47 @@
+//! What the solver's integration tests share: scenes by name or from text, and a run on a
+//! given number of threads.
+
+#![allow(dead_code)]
+
+use glam::Vec3A;
+use pbf::scene::Scene;
+use pbf::solver::Solver;
+use std::path::Path;
+
+/// The workspace root: scenes are named as a user names them from there.
+pub fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// `configs/<name>.toml`.
+pub fn scene(name: &str) -> Scene {
+    Scene::load(&root().join(format!("configs/{name}.toml")), &[]).unwrap()
+}
+
+/// A scene from TOML text (written to a temporary file, as a user's would be), with overrides.
+pub fn scene_from(text: &str, sets: &[&str]) -> Scene {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scene::load(&path, &sets).unwrap()
+}
+
+/// The state (positions, velocities, ids) after `steps` steps of `scene` on `threads` threads.
+pub fn state_on_threads(
+    scene: &Scene,
+    threads: usize,
+    steps: usize,
+) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut s = Solver::new(scene).unwrap();
+        for _ in 0..steps {
+            s.step();
+        }
+        (s.fluid.x, s.fluid.v, s.fluid.id)
+    })
+}
