@@ -23,8 +23,9 @@ fn closest_approach(scene: &Scene, steps: usize) -> f32 {
             s.time
         );
         for o in &scene.obstacle {
+            let o = o.placed_at(s.time);
             for &p in &s.fluid.x {
-                closest = closest.min(o.distance_at(p, s.time));
+                closest = closest.min(o.distance(p));
             }
         }
     }

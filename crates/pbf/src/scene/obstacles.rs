@@ -185,16 +185,35 @@ impl ObstacleSpec {
         }
     }
 
-    /// Signed distance from `p` to the obstacle where it is at time 0 (negative inside).
-    pub fn distance_at_start(&self, p: Vec3A) -> f32 {
-        self.distance_at(p, 0.0)
+    /// The obstacle where it is at time `t`, to test many points against.
+    pub fn placed_at(&self, t: f64) -> Placed {
+        Placed {
+            shape: self.shape(),
+            inverse: self.rotation().inverse(),
+            center: Vec3A::from_array(self.center) + self.motion().offset(t),
+        }
     }
 
-    /// Signed distance from `p` to the obstacle where it is at time `t` (negative inside).
+    /// Signed distance from `p` to the obstacle where it is at time `t` (negative inside); for
+    /// many points, [`placed_at`](Self::placed_at) once.
     pub fn distance_at(&self, p: Vec3A, t: f64) -> f32 {
-        let center = Vec3A::from_array(self.center) + self.motion().offset(t);
-        self.shape()
-            .surface(self.rotation().inverse() * (p - center))
+        self.placed_at(t).distance(p)
+    }
+}
+
+/// An obstacle's shape at one pose.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    shape: Shape,
+    inverse: Quat,
+    center: Vec3A,
+}
+
+impl Placed {
+    /// Signed distance from `p` to the surface (negative inside).
+    pub fn distance(&self, p: Vec3A) -> f32 {
+        self.shape
+            .surface(self.inverse * (p - self.center))
             .distance
     }
 }

@@ -41,7 +41,8 @@ impl Scene {
         let t = self.fluid[k].start as f64;
         let mut pts = self.lattice(&self.fluid[k..=k]);
         if !self.obstacle.is_empty() {
-            pts.retain(|&p| self.obstacle.iter().all(|o| o.distance_at(p, t) >= r));
+            let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
+            pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= r));
         }
         pts
     }
