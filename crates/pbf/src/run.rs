@@ -160,6 +160,7 @@ struct SceneRun<'a> {
     next_frame: usize,
     phases: Phases,
     counters: SearchStats,
+    particle_steps: u64,
 }
 
 impl SceneRun<'_> {
@@ -184,6 +185,7 @@ impl Stepper for SceneRun<'_> {
     }
 
     fn step(&mut self, _: u64) -> Result<(), RunError> {
+        self.particle_steps += self.solver.fluid.len() as u64;
         let (t, st) = self.solver.step();
         self.phases.add(&t);
         self.counters += st;
@@ -217,6 +219,7 @@ pub fn run_scene(
         next_frame: 0,
         phases: Phases::default(),
         counters: SearchStats::default(),
+        particle_steps: 0,
     };
     run.push_frame(0)?;
     let ended = step_loop(&mut run, opts.steps, stop, progress)?;
@@ -233,6 +236,7 @@ pub fn run_scene(
         scene: scene.name.clone(),
         particles,
         particles_end: run.solver.fluid.len(),
+        particle_steps: run.particle_steps,
         steps: ended.done,
         steps_planned: opts.steps,
         interrupted: ended.interrupted,

@@ -1,7 +1,8 @@
 //! The small versions of the paper's scenes (`configs/paper_*_small.toml`: the full-scale
 //! layouts at 4x the particle radius), run as the full ones are: every particle finite, inside
 //! the tank and never within r/2 of an obstacle, ids dense and unique, the inflow never above its
-//! schedule, and the same bits on 1 and 2 threads.
+//! schedule and the jets exactly on theirs (nozzle area × speed / (2r)³ per second: their nozzles
+//! stay free), and the same bits on 1 and 2 threads.
 
 use glam::Vec3A;
 use pbf::solver::Solver;
@@ -41,6 +42,24 @@ fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
             s.fluid.len() <= most,
             "{name}: more particles than the schedule allows"
         );
+        if sc.fluid.is_empty() {
+            // A jet scene: a layer of the nozzle's sites every 2r / speed from its start.
+            let due: usize = sc
+                .emitter
+                .iter()
+                .map(|e| {
+                    let period = sc.spacing() as f64 / e.speed as f64;
+                    let open = t.min(e.end as f64) - e.start as f64;
+                    let layers = if open < -1e-9 {
+                        0
+                    } else {
+                        (open / period + 1e-9).floor() as usize + 1
+                    };
+                    layers * e.sites(sc.spacing()).len()
+                })
+                .sum();
+            assert_eq!(s.fluid.len(), due, "{name}: t = {t:.3}");
+        }
     }
     let mut ids = s.fluid.id.clone();
     ids.sort_unstable();

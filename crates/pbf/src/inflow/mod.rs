@@ -2,23 +2,29 @@
 //! timed fluid blocks.
 //!
 //! Owns: [`Inflow`] (the schedule of every source and the ids it hands out), the nozzles
-//! (`nozzle`) and the room test (`room`). Does not touch: the step (the solver calls
+//! (`nozzle`), the guide that holds a jet's first kernel radius to its velocity (`guide`) and
+//! the room test (`room`). Does not touch: the step (the solver calls
 //! [`Inflow::emit`] after each step) or the particles' fields beyond appending
 //! ([`Fluid::append`]).
 //!
 //! An emitter's layer k leaves at `t_k = start + k · s / speed` (s = 2r: a layer each time the
 //! last has moved one spacing on) until `end`; it is added after the step that reaches `t_k`,
 //! each particle where it would be by then (`site + direction · speed · (t − t_k)`), with the
-//! emitter's velocity, at every site where no particle is closer than the spacing. A timed block
+//! emitter's velocity, at every site where no particle is closer than the spacing. While a
+//! nozzle is open (and until its last layer is a kernel radius out), the particles in front of
+//! it move with its velocity ([`Inflow::guides`]), so each layer is exactly one spacing ahead
+//! of the next and the jet delivers its schedule unless something blocks it. A timed block
 //! is added the same way after the step that reaches its start. New particles get the next ids;
 //! ids are never reused. Everything is decided per site, so the result does not depend on the
 //! thread count.
 
+pub mod guide;
 pub mod nozzle;
 pub mod room;
 
 use crate::particles::Fluid;
 use glam::Vec3A;
+use guide::{Guides, Zone};
 use nsearch::Grid;
 
 /// Where particles come from.
@@ -34,8 +40,8 @@ enum Source {
     /// A nozzle emitting layers from `start` to `end`.
     Nozzle {
         sites: Vec<Vec3A>,
-        direction: Vec3A,
-        speed: f32,
+        /// Where its particles are guided; its velocity is the emitter's.
+        zone: Zone,
         start: f64,
         end: f64,
         /// Seconds per layer: `s / speed`.
@@ -76,25 +82,37 @@ impl Inflow {
         });
     }
 
-    /// A nozzle whose layers leave `sites` along `direction` (unit) at `speed`, from `start`
-    /// to `end`.
-    pub fn add_nozzle(
-        &mut self,
-        sites: Vec<Vec3A>,
-        direction: Vec3A,
-        speed: f32,
-        start: f64,
-        end: f64,
-    ) {
+    /// A nozzle whose layers leave `sites` with the velocity of `zone` (which guides them
+    /// out), from `start` to `end`.
+    pub fn add_nozzle(&mut self, sites: Vec<Vec3A>, zone: Zone, start: f64, end: f64) {
+        let speed = zone.velocity.length() as f64;
         self.sources.push(Source::Nozzle {
             sites,
-            direction,
-            speed,
+            zone,
             start,
             end,
-            period: self.spacing as f64 / speed as f64,
+            period: self.spacing as f64 / speed,
             next: 0,
         });
+    }
+
+    /// The guide zones active in the step that starts at `t`: those of the nozzles open by then
+    /// whose last layer has not yet left the zone.
+    pub fn guides(&self, t: f64) -> Guides {
+        let zones = self
+            .sources
+            .iter()
+            .filter_map(|s| match s {
+                Source::Nozzle {
+                    zone, start, end, ..
+                } => {
+                    let out = (zone.ahead + zone.behind) as f64 / zone.velocity.length() as f64;
+                    (t + 1e-9 >= *start && t <= *end + out).then_some(*zone)
+                }
+                Source::Block { .. } => None,
+            })
+            .collect();
+        Guides::new(zones)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -148,8 +166,7 @@ impl Inflow {
                 }
                 Source::Nozzle {
                     sites,
-                    direction,
-                    speed,
+                    zone,
                     start,
                     end,
                     period,
@@ -159,10 +176,10 @@ impl Inflow {
                     if at > *end + 1e-9 || !reached(at) {
                         break;
                     }
-                    let shift = *direction * (*speed * (t - at).max(0.0) as f32);
+                    let shift = zone.velocity * (t - at).max(0.0) as f32;
                     let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
                     let new = room::free(&layer, &fluid.x, grid, s);
-                    fluid.append(&new, *direction * *speed, self.rest_density);
+                    fluid.append(&new, zone.velocity, self.rest_density);
                     *next += 1;
                 },
             }

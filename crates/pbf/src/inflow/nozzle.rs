@@ -1,8 +1,10 @@
 //! An emitter's nozzle: its checks and its sites, the lattice points a layer leaves from.
 //!
-//! Owns: [`EmitterSpec::check`], [`EmitterSpec::sites`] and the nozzle's frame. Does not touch:
-//! when layers leave (`schedule`) or whether there is room (`room`).
+//! Owns: [`EmitterSpec::check`], [`EmitterSpec::sites`], [`EmitterSpec::zone`] and the
+//! nozzle's frame. Does not touch: when layers leave (`mod`), whether there is room (`room`) or
+//! what the guide does (`guide`).
 
+use super::guide::{Footprint, Zone};
 use crate::scene::{BoxSpec, EmitterSpec, NozzleKind};
 use glam::Vec3A;
 
@@ -137,5 +139,34 @@ impl EmitterSpec {
             }
         }
         out
+    }
+
+    /// The guide zone of this nozzle for lattice spacing `s` and kernel radius `h` (see
+    /// `guide`): from `s / 2` behind the nozzle to `h` in front, across the extent of its sites
+    /// plus `s / 2`.
+    pub fn zone(&self, s: f32, h: f32) -> Zone {
+        let footprint = match self.shape {
+            NozzleKind::Rect => {
+                let [w, ht] = self.size.unwrap_or_default();
+                let n = |x: f32| ((x / s).round()).max(1.0);
+                Footprint::Rect {
+                    half_u: n(w) * s / 2.0,
+                    half_v: n(ht) * s / 2.0,
+                }
+            }
+            NozzleKind::Circle => Footprint::Circle {
+                radius: self.radius.unwrap_or_default() + s / 2.0,
+            },
+        };
+        let d = self.unit_direction();
+        Zone {
+            center: Vec3A::from_array(self.center),
+            direction: d,
+            axes: self.axes(),
+            footprint,
+            behind: s / 2.0,
+            ahead: h,
+            velocity: d * self.speed,
+        }
     }
 }

@@ -52,6 +52,9 @@ pub struct RunSummary {
     pub particles: usize,
     /// Particles at the end (more with inflow).
     pub particles_end: usize,
+    /// Particles summed over the steps (each step's count at its search): the mean particle
+    /// count is this over `steps`.
+    pub particle_steps: u64,
     pub steps: u64,
     pub steps_planned: u64,
     pub interrupted: bool,
@@ -75,6 +78,7 @@ impl RunSummary {
             "scene": self.scene,
             "particles": self.particles,
             "particles_end": self.particles_end,
+            "particles_mean": self.particle_steps as f64 / k,
             "steps": self.steps,
             "steps_planned": self.steps_planned,
             "interrupted": self.interrupted,
@@ -105,7 +109,7 @@ impl RunSummary {
             "search per step: {:.0} candidates, {:.0} neighbors ({:.1} per particle), {:.0} cells visited, {:.0} pruned",
             c.candidates as f64 / k,
             c.neighbors as f64 / k,
-            c.neighbors as f64 / k / self.particles.max(1) as f64,
+            c.neighbors as f64 / self.particle_steps.max(1) as f64,
             c.cells_visited as f64 / k,
             c.cells_pruned as f64 / k
         )

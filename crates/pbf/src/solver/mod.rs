@@ -7,6 +7,9 @@
 //!
 //! ## One step (dt fixed)
 //! 1. `v += dt·g`; predicted `p = project(x + dt·v)` (colliders keep it inside the tank).
+//!    A particle in front of an open nozzle (`inflow::guide`, decided on `x`) takes the
+//!    nozzle's velocity instead, here, after the density solve (its `p` back to
+//!    `project(x + dt·v_e)`) and after the forces.
 //! 2. **Construction**: grid built on `p` (the window of the tank's cells that holds every `p`:
 //!    the same order and lists as a grid over the whole tank, without its empty cells), then
 //!    every particle array is reordered into cell order
@@ -30,6 +33,7 @@ pub use compare::{CompareStep, ModeStep};
 use crate::boundary::ColliderSet;
 use crate::forces::{ForceInput, ForceSet};
 use crate::inflow::Inflow;
+use crate::inflow::guide::Guides;
 use crate::par::{CHUNK, Scratch, par_gather, par_gather2};
 use crate::particles::Fluid;
 use crate::pressure::{DensityInput, DensitySolver};
@@ -87,6 +91,8 @@ pub struct Solver {
     mass: f32,
     density_solver: Box<dyn DensitySolver>,
     forces: Box<dyn ForceSet>,
+    /// The nozzles' guide zones active in this step (none without emitters).
+    guides: Guides,
     /// Simulated time.
     pub time: f64,
     pub steps: u64,
@@ -127,6 +133,7 @@ impl Solver {
             mass: parts.mass,
             density_solver: parts.density_solver,
             forces: parts.forces,
+            guides: Guides::default(),
             time: 0.0,
             steps: 0,
             p: Vec::new(),
@@ -171,6 +178,9 @@ impl Solver {
     /// Advance one step; returns its phase times and search counters.
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
+        if let Some(inflow) = &self.inflow {
+            self.guides = inflow.guides(self.time);
+        }
         self.predict();
 
         // 2. Construction: grid on p, then all arrays into cell order.
@@ -215,6 +225,7 @@ impl Solver {
         // Moving solids to where they are at the end of this step.
         self.colliders.set_time(self.time + dt as f64);
         let colliders = &self.colliders;
+        let guides = &self.guides;
         self.p.resize(n, Vec3A::ZERO);
         self.fluid
             .v
@@ -224,6 +235,9 @@ impl Solver {
             .with_min_len(CHUNK)
             .for_each(|((v, p), &x)| {
                 *v += dt * g;
+                if let Some(ve) = guides.velocity(x) {
+                    *v = ve;
+                }
                 *p = colliders.project(x + dt * *v);
             });
     }
@@ -286,6 +300,19 @@ impl Solver {
             .solve(&input, &mut self.p, &mut f.density, scratch);
         scratch.v3.resize(n, Vec3A::ZERO);
         scratch.v4.resize(n, Vec4::ZERO);
+        let guides = &self.guides;
+        if !guides.is_empty() {
+            // Guided particles where their velocity takes them.
+            self.p
+                .par_iter_mut()
+                .zip(f.x.par_iter())
+                .with_min_len(CHUNK)
+                .for_each(|(p, &x)| {
+                    if let Some(ve) = guides.velocity(x) {
+                        *p = colliders.project(x + dt * ve);
+                    }
+                });
+        }
 
         // 5. Velocities from the position change.
         let p = &self.p;
@@ -315,6 +342,18 @@ impl Solver {
         self.forces.prepare(&input, f);
         self.forces.apply(&input, f, &mut scratch.v3);
         std::mem::swap(&mut f.v, &mut scratch.v3);
+        if !guides.is_empty() {
+            // The forces do not act on guided particles.
+            f.v.par_iter_mut()
+                .zip(f.x.par_iter())
+                .zip(p.par_iter())
+                .with_min_len(CHUNK)
+                .for_each(|((v, &x), &p)| {
+                    if guides.velocity(x).is_some() {
+                        *v = (p - x) / dt;
+                    }
+                });
+        }
 
         // 7. Positions.
         f.x.copy_from_slice(&self.p);
