@@ -168,6 +168,8 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     for k in ["construction", "search", "behavior", "output", "step"] {
         assert!(summary["phases_ms"][k]["mean"].as_f64().unwrap() >= 0.0);
     }
+    // No obstacles: no collision passes, nothing timed.
+    assert_eq!(summary["phases_ms"]["collisions"]["total"], 0.0);
     assert!(summary["counters"]["neighbors"].as_u64().unwrap() > 40 * 6859);
 }
 
@@ -652,6 +654,11 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Collision handling has its own timer: a share of the step, in the summary too.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let ms = |k: &str| summary["phases_ms"][k]["total"].as_f64().unwrap();
+    assert!(ms("collisions") > 0.0 && ms("collisions") < ms("step"));
     let pvd = std::fs::read_to_string(out.join("obstacles_small_obstacles.pvd")).unwrap();
     let frames = std::fs::read_to_string(out.join("obstacles_small.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5);

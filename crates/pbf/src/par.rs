@@ -14,6 +14,9 @@ use rayon::prelude::*;
 pub struct Scratch {
     pub v3: Vec<Vec3A>,
     pub v4: Vec<Vec4>,
+    /// The solids' density and gradient at each particle (`boundary::ColliderSet::solid_density`;
+    /// stays empty in scenes without obstacles).
+    pub solid: Vec<Vec4>,
 }
 
 /// Particles per rayon task in the solver's loops.

@@ -21,7 +21,11 @@ pub use shape::Shape;
 pub use tank::BoxTank;
 pub use wall_table::WallTable;
 
-use glam::Vec3A;
+use crate::par::CHUNK;
+use glam::{Vec3A, Vec4};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Something solid the fluid must stay out of and feel.
 pub trait Collider: Send + Sync {
@@ -29,6 +33,11 @@ pub trait Collider: Send + Sync {
     fn project(&self, p: Vec3A) -> Vec3A;
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
+    /// The world box outside which `project` and `density` leave a particle alone (`None`:
+    /// anywhere), where the solid is now: passes skip whole chunks of particles outside it.
+    fn reach(&self) -> Option<(Vec3A, Vec3A)> {
+        None
+    }
     /// Move to where the solid is at time `t` (a moving solid's pose is a function of time
     /// alone); a fixed solid ignores it.
     fn set_time(&mut self, _t: f64) {}
@@ -39,20 +48,37 @@ pub trait Collider: Send + Sync {
     }
 }
 
-/// The colliders of a scene, applied in order.
+/// The colliders of a scene, in two groups applied in this order: the **walls** (the tank: a
+/// few comparisons per particle, evaluated inside the step's fused passes) and the **solids**
+/// (obstacles: shapes, rotations, motions), evaluated in passes of their own so their cost has
+/// a timer of its own (the step's collision handling, [`take_time`](Self::take_time)). Scenes
+/// without solids run no extra pass.
 pub struct ColliderSet {
-    colliders: Vec<Box<dyn Collider>>,
+    walls: Vec<Box<dyn Collider>>,
+    solids: Vec<Box<dyn Collider>>,
+    /// Wall-clock time of the solids' passes since the last [`take_time`](Self::take_time), ns.
+    spent_ns: AtomicU64,
 }
 
 impl ColliderSet {
-    pub fn new(colliders: Vec<Box<dyn Collider>>) -> Self {
-        ColliderSet { colliders }
+    /// `walls` evaluated inside the fused passes, then `solids` in passes of their own.
+    pub fn new(walls: Vec<Box<dyn Collider>>, solids: Vec<Box<dyn Collider>>) -> Self {
+        ColliderSet {
+            walls,
+            solids,
+            spent_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether there are solids (and so passes of their own).
+    pub fn has_solids(&self) -> bool {
+        !self.solids.is_empty()
     }
 
     /// The drawn colliders' surfaces where they are now, as one mesh (`None` if none is drawn).
     pub fn surface_mesh(&self) -> Option<Mesh> {
         let mut all = Mesh::default();
-        for c in &self.colliders {
+        for c in self.walls.iter().chain(&self.solids) {
             if let Some(m) = c.surface_mesh() {
                 all.append_placed(&m, glam::Quat::IDENTITY, Vec3A::ZERO);
             }
@@ -62,24 +88,326 @@ impl ColliderSet {
 
     /// Every collider to where it is at time `t`.
     pub fn set_time(&mut self, t: f64) {
-        for c in &mut self.colliders {
+        for c in self.walls.iter_mut().chain(&mut self.solids) {
             c.set_time(t);
         }
     }
 
+    /// Seconds spent in the solids' passes since the last call (the step's collision handling).
+    pub fn take_time(&self) -> f64 {
+        self.spent_ns.swap(0, Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let r = f();
+        let ns = t.elapsed().as_nanos() as u64;
+        self.spent_ns.fetch_add(ns, Ordering::Relaxed);
+        r
+    }
+
+    /// One point out of every collider, walls first (for single points; the step's passes use
+    /// [`project_walls`](Self::project_walls) and then [`project_solids`](Self::project_solids),
+    /// which give the same result).
     #[inline]
-    pub fn project(&self, mut p: Vec3A) -> Vec3A {
-        for c in &self.colliders {
+    pub fn project(&self, p: Vec3A) -> Vec3A {
+        self.solids
+            .iter()
+            .fold(self.project_walls(p), |p, c| c.project(p))
+    }
+
+    /// One point out of the walls (inside a fused pass).
+    #[inline]
+    pub fn project_walls(&self, mut p: Vec3A) -> Vec3A {
+        for c in &self.walls {
             p = c.project(p);
         }
         p
     }
 
+    /// Every point out of the solids: a pass of its own, timed; nothing without solids.
+    pub fn project_solids(&self, p: &mut [Vec3A]) {
+        if self.solids.is_empty() {
+            return;
+        }
+        self.timed(|| {
+            p.par_chunks_mut(CHUNK).for_each(|chunk| {
+                let near = self.near(chunk);
+                if near.is_empty() {
+                    return;
+                }
+                for p in chunk {
+                    *p = near.iter().fold(*p, |p, c| c.project(p));
+                }
+            })
+        });
+    }
+
+    /// The solids whose reach overlaps the box of `chunk`'s points, in order (a solid leaves a
+    /// point outside its reach alone, so skipping it changes nothing).
+    fn near(&self, chunk: &[Vec3A]) -> Near<'_> {
+        let (lo, hi) = chunk.iter().fold(
+            (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        let mut near = Near::default();
+        for c in &self.solids {
+            // A non-finite point (NaN fails every comparison) keeps every solid: the step's
+            // check reports it.
+            let apart = c
+                .reach()
+                .is_some_and(|(a, b)| hi.cmplt(a).any() || lo.cmpgt(b).any());
+            if !apart {
+                near.push(c.as_ref());
+            }
+        }
+        near
+    }
+
+    /// The solids' density at every point, as `(∇ρ, ρ)` in `out` (a pass of its own, timed),
+    /// for [`density`](Self::density); `out` is left empty without solids.
+    pub fn solid_density(&self, p: &[Vec3A], out: &mut Vec<Vec4>) {
+        if self.solids.is_empty() {
+            out.clear();
+            return;
+        }
+        out.resize(p.len(), Vec4::ZERO);
+        self.timed(|| {
+            out.par_chunks_mut(CHUNK)
+                .zip(p.par_chunks(CHUNK))
+                .for_each(|(out, p)| {
+                    let near = self.near(p);
+                    for (o, &p) in out.iter_mut().zip(p) {
+                        let (r, g) = near.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
+                            let (cr, cg) = c.density(p);
+                            (r + cr, g + cg)
+                        });
+                        *o = g.extend(r);
+                    }
+                })
+        });
+    }
+
+    /// The density all colliders add at particle `i` (at `p`) and its gradient: the walls'
+    /// here, the solids' from `solid` ([`solid_density`](Self::solid_density) of this pass's
+    /// positions; empty without solids).
     #[inline]
-    pub fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        self.colliders.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
-            let (cr, cg) = c.density(p);
-            (r + cr, g + cg)
-        })
+    pub fn density(&self, i: usize, p: Vec3A, solid: &[Vec4]) -> (f32, Vec3A) {
+        let (r, g) = fold_density(&self.walls, p);
+        match solid.get(i) {
+            Some(s) => (r + s.w, g + Vec3A::from(s.truncate())),
+            None => (r, g),
+        }
+    }
+
+    /// The density all colliders add at one point, and its gradient (for single points).
+    pub fn density_at(&self, p: Vec3A) -> (f32, Vec3A) {
+        let (r, g) = fold_density(&self.walls, p);
+        let (sr, sg) = fold_density(&self.solids, p);
+        (r + sr, g + sg)
+    }
+}
+
+/// The solids near a chunk of particles: up to [`Near::INLINE`] without allocating, more in a
+/// vector (scenes with that many obstacles near one chunk are rare).
+#[derive(Default)]
+struct Near<'a> {
+    few: [Option<&'a dyn Collider>; Near::INLINE],
+    len: usize,
+    more: Vec<&'a dyn Collider>,
+}
+
+impl<'a> Near<'a> {
+    const INLINE: usize = 8;
+
+    fn push(&mut self, c: &'a dyn Collider) {
+        if self.len < Self::INLINE {
+            self.few[self.len] = Some(c);
+        } else {
+            self.more.push(c);
+        }
+        self.len += 1;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'a dyn Collider> + '_ {
+        self.few
+            .iter()
+            .map_while(|c| *c)
+            .chain(self.more.iter().copied())
+    }
+}
+
+/// The summed density of `colliders` at `p` and its gradient.
+#[inline]
+fn fold_density(colliders: &[Box<dyn Collider>], p: Vec3A) -> (f32, Vec3A) {
+    colliders.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
+        let (cr, cg) = c.density(p);
+        (r + cr, g + cg)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sph::Kernels;
+    use crate::sph::lattice::rest_lattice;
+    use glam::Quat;
+
+    const R: f32 = 0.01;
+    const H: f32 = 0.04;
+
+    fn table() -> WallTable {
+        let k = Kernels::new(H);
+        let (mass, _) = rest_lattice(&k, 2.0 * R, 1000.0);
+        WallTable::new(&k, R, mass)
+    }
+
+    /// A rotated plate, a tilted cylinder and a moving sphere in a 1 m tank.
+    fn obstacles() -> Vec<Obstacle> {
+        let rot = |x: f32, y: f32, z: f32| {
+            Quat::from_rotation_z(z.to_radians())
+                * Quat::from_rotation_y(y.to_radians())
+                * Quat::from_rotation_x(x.to_radians())
+        };
+        let sine = Motion::Sine {
+            amplitude: Vec3A::new(0.1, 0.05, 0.0),
+            period: 1.0,
+            phase: 0.3,
+        };
+        vec![
+            Obstacle::new(
+                Shape::Box {
+                    half: Vec3A::new(0.3, 0.01, 0.2),
+                },
+                Vec3A::new(0.4, 0.5, 0.5),
+                rot(10.0, 25.0, -20.0),
+                Motion::Fixed,
+                R,
+                table(),
+            ),
+            Obstacle::new(
+                Shape::Cylinder {
+                    radius: 0.08,
+                    half_length: 0.2,
+                },
+                Vec3A::new(0.7, 0.3, 0.4),
+                rot(40.0, 0.0, 30.0),
+                Motion::Fixed,
+                R,
+                table(),
+            ),
+            Obstacle::new(
+                Shape::Sphere { radius: 0.1 },
+                Vec3A::new(0.3, 0.8, 0.6),
+                Quat::IDENTITY,
+                sine,
+                R,
+                table(),
+            ),
+        ]
+    }
+
+    fn set(solids: bool) -> ColliderSet {
+        let tank = BoxTank::new(Vec3A::ZERO, Vec3A::ONE, R, table());
+        let solids: Vec<Box<dyn Collider>> = if solids {
+            obstacles()
+                .into_iter()
+                .map(|o| Box::new(o) as Box<dyn Collider>)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        ColliderSet::new(vec![Box::new(tank)], solids)
+    }
+
+    /// Points over the whole tank: sorted along x (chunks are slabs, most far from every solid,
+    /// as after the step's reorder into cells), a few outside the tank.
+    fn points() -> Vec<Vec3A> {
+        let mut seed = 12345u64;
+        let mut u = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut p: Vec<Vec3A> = (0..20_000)
+            .map(|_| Vec3A::new(1.1 * u() - 0.05, 1.1 * u() - 0.05, 1.1 * u() - 0.05))
+            .collect();
+        p.sort_by(|a, b| a.x.total_cmp(&b.x));
+        p
+    }
+
+    #[test]
+    fn reach_box_holds_every_point_an_obstacle_acts_on() {
+        // Outside its reach box a point is farther from the solid than h + r (the shapes' exact
+        // signed distance), so neither the projection nor the density can act there.
+        for mut o in obstacles() {
+            o.set_time(0.37);
+            let (lo, hi) = o.reach().unwrap();
+            let mut outside = 0;
+            for p in points() {
+                if p.cmplt(lo).any() || p.cmpgt(hi).any() {
+                    outside += 1;
+                    assert!(o.distance(p) > H + R, "{p} at {}", o.distance(p));
+                }
+            }
+            assert!(
+                outside > 10_000,
+                "the box is tight enough to skip most points"
+            );
+        }
+    }
+
+    #[test]
+    fn solid_passes_equal_the_colliders_one_point_at_a_time() {
+        let mut c = set(true);
+        c.set_time(0.37);
+        let pts = points();
+        // Projection: walls in the fused pass, then the solids' pass = every collider in order.
+        let mut p: Vec<Vec3A> = pts.iter().map(|&p| c.project_walls(p)).collect();
+        c.project_solids(&mut p);
+        let mut moved = 0;
+        for (k, (&q, &x)) in p.iter().zip(&pts).enumerate() {
+            assert_eq!(q, c.project(x), "point {k}");
+            moved += (q != c.project_walls(x)) as usize;
+        }
+        assert!(moved > 50, "the obstacles moved {moved} points");
+        // Density: the solids' pass read back by index = the per-point sum of every collider.
+        let mut solid = Vec::new();
+        c.solid_density(&pts, &mut solid);
+        let mut felt = 0;
+        for (i, &x) in pts.iter().enumerate() {
+            let (r, g) = c.density(i, x, &solid);
+            let (r0, g0) = c.density_at(x);
+            assert!(
+                (r - r0).abs() <= 1e-6 * r0.abs().max(1.0),
+                "point {i}: {r} vs {r0}"
+            );
+            assert!(
+                (g - g0).length() <= 1e-5 * g0.length().max(1.0),
+                "point {i}"
+            );
+            felt += (solid[i].w > 0.0) as usize;
+        }
+        assert!(felt > 50, "the obstacles' density reached {felt} points");
+        assert!(c.take_time() > 0.0 && c.take_time() == 0.0);
+    }
+
+    #[test]
+    fn without_solids_no_pass_runs() {
+        let c = set(false);
+        let pts = points();
+        let mut p = pts.clone();
+        c.project_solids(&mut p);
+        assert_eq!(p, pts);
+        let mut solid = vec![Vec4::ONE];
+        c.solid_density(&pts, &mut solid);
+        assert!(solid.is_empty());
+        assert_eq!(c.density(3, pts[3], &solid), c.density_at(pts[3]));
+        assert_eq!(c.take_time(), 0.0);
     }
 }

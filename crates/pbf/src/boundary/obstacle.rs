@@ -32,9 +32,10 @@ pub struct Obstacle {
     table: WallTable,
     /// The centre at the current time (see [`Collider::set_time`]).
     center: Vec3A,
-    /// Particles farther than this from the centre are unaffected: the bounding radius plus the
-    /// kernel radius (for the density) and r (for the projection).
-    reach2: f32,
+    /// Half extents of the world-axis box around the centre beyond which particles are
+    /// unaffected: the rotated shape's box (the rotation is fixed) grown by the kernel radius
+    /// (for the density) and r (for the projection).
+    reach_box: Vec3A,
 }
 
 impl Obstacle {
@@ -48,7 +49,12 @@ impl Obstacle {
         r: f32,
         table: WallTable,
     ) -> Self {
-        let reach = shape.bounding_radius() + table.h.max(r) + r;
+        let margin = table.h.max(r) + r;
+        // |R| times the local half extents: the world box of the rotated shape.
+        let m = glam::Mat3A::from_quat(rotation);
+        let he = shape.half_extents();
+        let reach_box =
+            m.x_axis.abs() * he.x + m.y_axis.abs() * he.y + m.z_axis.abs() * he.z + margin;
         let mut o = Obstacle {
             shape,
             rest_center: center,
@@ -58,7 +64,7 @@ impl Obstacle {
             r,
             table,
             center,
-            reach2: reach * reach,
+            reach_box,
         };
         o.set_time(0.0);
         o
@@ -70,6 +76,12 @@ impl Obstacle {
         self.shape
             .surface(self.inverse * (p - self.center))
             .distance
+    }
+
+    /// Whether `p` lies outside the box where the solid acts (see `reach_box`).
+    #[inline]
+    fn beyond_reach(&self, p: Vec3A) -> bool {
+        (p - self.center).abs().cmpgt(self.reach_box).any()
     }
 
     /// The centre at the current time.
@@ -89,7 +101,7 @@ impl Obstacle {
 impl Collider for Obstacle {
     #[inline]
     fn project(&self, p: Vec3A) -> Vec3A {
-        if (p - self.center).length_squared() > self.reach2 {
+        if self.beyond_reach(p) {
             return p;
         }
         let s = self.shape.surface(self.inverse * (p - self.center));
@@ -102,7 +114,7 @@ impl Collider for Obstacle {
 
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        if (p - self.center).length_squared() > self.reach2 {
+        if self.beyond_reach(p) {
             return (0.0, Vec3A::ZERO);
         }
         let s = self.shape.surface(self.inverse * (p - self.center));
@@ -112,6 +124,10 @@ impl Collider for Obstacle {
         let (near, dnear) = self.table.at(s.distance);
         let (far, dfar) = self.table.at(s.distance + s.thickness);
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
+    }
+
+    fn reach(&self) -> Option<(Vec3A, Vec3A)> {
+        Some((self.center - self.reach_box, self.center + self.reach_box))
     }
 
     fn set_time(&mut self, t: f64) {

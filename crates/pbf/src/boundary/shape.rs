@@ -51,6 +51,18 @@ impl Shape {
         }
     }
 
+    /// Half extents of the shape's box in its own frame.
+    pub fn half_extents(&self) -> Vec3A {
+        match *self {
+            Shape::Box { half } => half,
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => Vec3A::new(radius, half_length, radius),
+            Shape::Sphere { radius } => Vec3A::splat(radius),
+        }
+    }
+
     /// The surface nearest to `q` (in the shape's frame): exact signed distance and normal.
     #[inline]
     pub fn surface(&self, q: Vec3A) -> Surface {

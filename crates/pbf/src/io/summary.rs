@@ -12,6 +12,8 @@ pub struct Phases {
     pub construction: f64,
     pub search: f64,
     pub behavior: f64,
+    /// Collision handling for obstacles (part of the step; see `StepTimes::collisions`).
+    pub collisions: f64,
     pub output: f64,
     pub step: f64,
 }
@@ -22,6 +24,7 @@ impl Phases {
         self.construction += t.construction;
         self.search += t.search;
         self.behavior += t.behavior;
+        self.collisions += t.collisions;
         self.step += t.step;
     }
 
@@ -29,16 +32,32 @@ impl Phases {
     pub fn table(&self, steps: u64) -> String {
         use std::fmt::Write as _;
         let k = steps.max(1) as f64;
-        let mut s = format!("{:<28} {:>12} {:>12}\n", "phase", "mean ms", "total s");
+        let mut s = format!(
+            "{:<28} {:>12} {:>12} {:>8}\n",
+            "phase", "mean ms", "total s", "of step"
+        );
+        let collisions =
+            (self.collisions > 0.0).then_some(("collisions (obstacles)", self.collisions));
         for (name, v) in [
-            ("construction", self.construction),
-            ("search", self.search),
-            ("construction + search", self.construction + self.search),
-            ("particle behavior", self.behavior),
-            ("output (solver side)", self.output),
-            ("whole step", self.step),
-        ] {
-            let _ = writeln!(s, "{name:<28} {:>12.2} {:>12.2}", v * 1e3 / k, v);
+            Some(("construction", self.construction)),
+            Some(("search", self.search)),
+            Some(("construction + search", self.construction + self.search)),
+            Some(("particle behavior", self.behavior)),
+            collisions,
+            Some(("output (solver side)", self.output)),
+            Some(("whole step", self.step)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let share = 100.0 * v / self.step.max(f64::MIN_POSITIVE);
+            let _ = writeln!(
+                s,
+                "{name:<28} {:>12.2} {:>12.2} {:>7.1}%",
+                v * 1e3 / k,
+                v,
+                share
+            );
         }
         s
     }
@@ -91,6 +110,7 @@ impl RunSummary {
                 "construction": ms(ph.construction),
                 "search": ms(ph.search),
                 "behavior": ms(ph.behavior),
+                "collisions": ms(ph.collisions),
                 "output": ms(ph.output),
                 "step": ms(ph.step),
             },

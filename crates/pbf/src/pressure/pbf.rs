@@ -17,7 +17,7 @@
 //!   of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
 //!   Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
 //!   50 times the pressure term here and blows the free surface apart.);
-//! - `p = project(p + Δp)`.
+//! - `p = project(p + Δp)` (the walls in the same pass, the solids in one of their own).
 
 use super::correction::{Correction, correction, density_and_gradients};
 use super::{DensityInput, DensitySolver};
@@ -104,7 +104,11 @@ impl DensitySolver for PbfConstraints {
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
-        let Scratch { v3: tmp, v4: pl } = scratch;
+        let Scratch {
+            v3: tmp,
+            v4: pl,
+            solid,
+        } = scratch;
         pl.resize(n, Vec4::ZERO);
         tmp.resize(n, Vec3A::ZERO);
         let params = &self.correction;
@@ -112,6 +116,8 @@ impl DensitySolver for PbfConstraints {
             // Density and λ.
             let pp = &*p;
             let eps = self.eps;
+            colliders.solid_density(pp, solid);
+            let solid = &*solid;
             density
                 .par_chunks_mut(CHUNK)
                 .zip(self.lambda.par_chunks_mut(CHUNK))
@@ -123,7 +129,7 @@ impl DensitySolver for PbfConstraints {
                         let i = b * CHUNK + o;
                         let (sum_w, sum_g, sum_g2) =
                             density_and_gradients(lists.neighbors(i), i, pp, &k);
-                        let (rho_w, grad_w) = colliders.density(pp[i]);
+                        let (rho_w, grad_w) = colliders.density(i, pp[i], solid);
                         wall_grad[o] = grad_w;
                         let d = m * c6 * sum_w + rho_w;
                         let grad_i = (vol * cg) * sum_g + grad_w / rho0;
@@ -142,8 +148,9 @@ impl DensitySolver for PbfConstraints {
             par_gather(tmp, |i| {
                 let dp = correction(lists.neighbors(i), i, pl, &k, params);
                 let li = lambda[i];
-                colliders.project(pp[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
+                colliders.project_walls(pp[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
             });
+            colliders.project_solids(tmp);
             std::mem::swap(p, tmp);
         }
     }

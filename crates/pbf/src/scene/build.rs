@@ -31,10 +31,10 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         Vec3A::from_array(scene.tank.max),
     );
     let table = WallTable::new(&kernels, r, mass);
-    let mut colliders: Vec<Box<dyn Collider>> =
-        vec![Box::new(BoxTank::new(tmin, tmax, r, table.clone()))];
+    let walls: Vec<Box<dyn Collider>> = vec![Box::new(BoxTank::new(tmin, tmax, r, table.clone()))];
+    let mut solids: Vec<Box<dyn Collider>> = Vec::new();
     for o in &scene.obstacle {
-        colliders.push(Box::new(Obstacle::new(
+        solids.push(Box::new(Obstacle::new(
             o.shape(),
             Vec3A::from_array(o.center),
             o.rotation(),
@@ -43,7 +43,7 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
             table.clone(),
         )));
     }
-    let colliders = ColliderSet::new(colliders);
+    let colliders = ColliderSet::new(walls, solids);
     let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
     let q = &scene.pbf;
     let s_corr = ArtificialPressure {

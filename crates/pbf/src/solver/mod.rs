@@ -53,6 +53,9 @@ pub struct StepTimes {
     pub search: f64,
     /// Everything else: the density solve, velocity update, forces.
     pub behavior: f64,
+    /// Of the step: collision handling for obstacles (their projection and wall-density passes,
+    /// in the prediction and in the behavior); 0 without obstacles.
+    pub collisions: f64,
     pub step: f64,
 }
 
@@ -178,6 +181,7 @@ impl Solver {
     /// Advance one step; returns its phase times and search counters.
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
+        self.colliders.take_time();
         if let Some(inflow) = &self.inflow {
             self.guides = inflow.guides(self.time);
         }
@@ -205,6 +209,7 @@ impl Solver {
             construction,
             search,
             behavior,
+            collisions: self.colliders.take_time(),
             step: t_step.elapsed().as_secs_f64(),
         };
         (times, stats)
@@ -238,8 +243,9 @@ impl Solver {
                 if let Some(ve) = guides.velocity(x) {
                     *v = ve;
                 }
-                *p = colliders.project(x + dt * *v);
+                *p = colliders.project_walls(x + dt * *v);
             });
+        self.colliders.project_solids(&mut self.p);
     }
 
     /// The predicted positions and every state field into the cell order of the last build.
@@ -325,9 +331,11 @@ impl Solver {
         // Final densities at the corrected positions (for the forces and output), and the
         // velocities with each particle's volume m / ρ.
         let v = &f.v;
+        colliders.solid_density(p, &mut scratch.solid);
+        let solid = &scratch.solid;
         par_gather2(&mut f.density, &mut scratch.v4, |i| {
             let s = density(lists.neighbors(i), i, p, &k);
-            let rho = m * c6 * s + colliders.density(p[i]).0;
+            let rho = m * c6 * s + colliders.density(i, p[i], solid).0;
             (rho, v[i].extend(m / rho))
         });
 
