@@ -170,6 +170,7 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     }
     // No obstacles: no collision passes, nothing timed.
     assert_eq!(summary["phases_ms"]["collisions"]["total"], 0.0);
+    assert!(summary["watch"]["obstacle_clearance_m"].is_null());
     assert!(summary["counters"]["neighbors"].as_u64().unwrap() > 40 * 6859);
 }
 
@@ -659,6 +660,12 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     let ms = |k: &str| summary["phases_ms"][k]["total"].as_f64().unwrap();
     assert!(ms("collisions") > 0.0 && ms("collisions") < ms("step"));
+    // The watch: particles kept about r from every obstacle at every frame time, inside the tank.
+    let w = &summary["watch"];
+    let r = w["radius_m"].as_f64().unwrap();
+    assert!(w["obstacle_clearance_m"].as_f64().unwrap() > 0.5 * r, "{w}");
+    assert!(w["tank_clearance_m"].as_f64().unwrap() > 0.0, "{w}");
+    assert!(w["max_speed_m_s"].as_f64().unwrap() > 0.1, "{w}");
     let pvd = std::fs::read_to_string(out.join("obstacles_small_obstacles.pvd")).unwrap();
     let frames = std::fs::read_to_string(out.join("obstacles_small.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5);

@@ -7,7 +7,7 @@
 //! Does not touch: the step itself (the solver), file formats (io), signal handling or the
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
-use crate::io::summary::{Phases, RunSummary};
+use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene};
 use crate::solver::Solver;
@@ -161,9 +161,16 @@ struct SceneRun<'a> {
     phases: Phases,
     counters: SearchStats,
     particle_steps: u64,
+    watch: Watch,
 }
 
 impl SceneRun<'_> {
+    /// Look at the state (at every frame time, written or not).
+    fn look(&mut self) {
+        let (tank, obstacles) = self.solver.clearance();
+        self.watch.add(tank, obstacles, self.solver.max_speed());
+    }
+
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
         if let Some(w) = &self.writer {
             let t = Instant::now();
@@ -171,7 +178,6 @@ impl SceneRun<'_> {
             frame.obstacles = self.solver.obstacle_mesh();
             w.push(frame).map_err(RunError::Writer)?;
             self.phases.output += t.elapsed().as_secs_f64();
-            self.next_frame = k + 1;
         }
         Ok(())
     }
@@ -194,7 +200,9 @@ impl Stepper for SceneRun<'_> {
 
     fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
         if self.solver.time + 1e-9 >= self.next_frame as f64 * self.frame_dt {
+            self.look();
             self.push_frame(self.next_frame)?;
+            self.next_frame += 1;
         }
         Ok(Flow::Continue)
     }
@@ -220,9 +228,13 @@ pub fn run_scene(
         phases: Phases::default(),
         counters: SearchStats::default(),
         particle_steps: 0,
+        watch: Watch::new(scene.particles.radius),
     };
+    run.look();
     run.push_frame(0)?;
+    run.next_frame = 1;
     let ended = step_loop(&mut run, opts.steps, stop, progress)?;
+    run.look();
     let frames = match run.writer.take() {
         Some(w) => {
             let t = Instant::now();
@@ -248,6 +260,7 @@ pub fn run_scene(
         phases: run.phases,
         counters: run.counters,
         frames,
+        watch: run.watch,
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

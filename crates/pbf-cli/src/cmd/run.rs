@@ -67,6 +67,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         if show {
             print!("{}", s.phases.table(s.steps));
             println!("{}", s.counters_line());
+            println!("{}", s.watch.line());
             println!(
                 "{} frames, summary in {}",
                 s.frames,

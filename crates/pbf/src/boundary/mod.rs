@@ -33,6 +33,9 @@ pub trait Collider: Send + Sync {
     fn project(&self, p: Vec3A) -> Vec3A;
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
+    /// The signed distance from `p` to the solid's surface, positive on the fluid's side (for
+    /// the run's watch of how close particles come; not used by the step).
+    fn clearance(&self, p: Vec3A) -> f32;
     /// The world box outside which `project` and `density` leave a particle alone (`None`:
     /// anywhere), where the solid is now: passes skip whole chunks of particles outside it.
     fn reach(&self) -> Option<(Vec3A, Vec3A)> {
@@ -91,6 +94,22 @@ impl ColliderSet {
         for c in self.walls.iter_mut().chain(&mut self.solids) {
             c.set_time(t);
         }
+    }
+
+    /// The closest any of `p` comes to the walls, and to the solids (`f32::INFINITY` without
+    /// any), as signed distances (negative: inside). Exact minima, so any thread count agrees.
+    pub fn clearance(&self, p: &[Vec3A]) -> (f32, f32) {
+        let closest = |cs: &[Box<dyn Collider>]| {
+            p.par_iter()
+                .with_min_len(CHUNK)
+                .map(|&p| {
+                    cs.iter()
+                        .map(|c| c.clearance(p))
+                        .fold(f32::INFINITY, f32::min)
+                })
+                .reduce(|| f32::INFINITY, f32::min)
+        };
+        (closest(&self.walls), closest(&self.solids))
     }
 
     /// Seconds spent in the solids' passes since the last call (the step's collision handling).

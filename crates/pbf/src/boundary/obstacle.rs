@@ -126,6 +126,10 @@ impl Collider for Obstacle {
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
     }
 
+    fn clearance(&self, p: Vec3A) -> f32 {
+        self.distance(p)
+    }
+
     fn reach(&self) -> Option<(Vec3A, Vec3A)> {
         Some((self.center - self.reach_box, self.center + self.reach_box))
     }

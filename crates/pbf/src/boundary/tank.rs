@@ -39,6 +39,11 @@ impl Collider for BoxTank {
         (p + 1.1 * below - 1.1 * above).clamp(lo, hi)
     }
 
+    /// The distance to the nearest wall, negative outside the tank (NaN stays NaN).
+    fn clearance(&self, p: Vec3A) -> f32 {
+        (p - self.min).min(self.max - p).min_element()
+    }
+
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
         // Most particles are farther than h from every wall: the table gives 0 for all six.

@@ -63,6 +63,61 @@ impl Phases {
     }
 }
 
+/// What a run saw of its state at every frame time (the start and the end included), written
+/// whatever the output format: how close particles came to the tank's walls and to the
+/// obstacles (signed distances, negative inside; `f32::INFINITY` without obstacles) and the
+/// fastest particle, so a leak or a blow-up shows in the summary.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch {
+    pub tank_clearance: f32,
+    pub obstacle_clearance: f32,
+    pub max_speed: f32,
+    /// Particle radius: the colliders keep particles this far from every surface.
+    pub radius: f32,
+}
+
+impl Watch {
+    /// Nothing seen yet, for particles of radius `radius`.
+    pub fn new(radius: f32) -> Self {
+        Watch {
+            tank_clearance: f32::INFINITY,
+            obstacle_clearance: f32::INFINITY,
+            max_speed: 0.0,
+            radius,
+        }
+    }
+
+    /// Fold in one look: the closest approaches and the fastest speed so far.
+    pub fn add(&mut self, tank: f32, obstacles: f32, max_speed: f32) {
+        self.tank_clearance = self.tank_clearance.min(tank);
+        self.obstacle_clearance = self.obstacle_clearance.min(obstacles);
+        self.max_speed = self.max_speed.max(max_speed);
+    }
+
+    /// The run's closing line about it.
+    pub fn line(&self) -> String {
+        let obstacles = if self.obstacle_clearance.is_finite() {
+            format!(", obstacles {:.5} m", self.obstacle_clearance)
+        } else {
+            String::new()
+        };
+        format!(
+            "closest approach at frame times (r = {} m): tank walls {:.5} m{obstacles}; fastest particle {:.3} m/s",
+            self.radius, self.tank_clearance, self.max_speed
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let finite = |x: f32| x.is_finite().then_some(x);
+        serde_json::json!({
+            "radius_m": self.radius,
+            "tank_clearance_m": finite(self.tank_clearance),
+            "obstacle_clearance_m": finite(self.obstacle_clearance),
+            "max_speed_m_s": self.max_speed,
+        })
+    }
+}
+
 /// What a run did and how long it took.
 #[derive(Clone, Debug)]
 pub struct RunSummary {
@@ -85,6 +140,7 @@ pub struct RunSummary {
     pub phases: Phases,
     pub counters: SearchStats,
     pub frames: usize,
+    pub watch: Watch,
 }
 
 impl RunSummary {
@@ -116,6 +172,7 @@ impl RunSummary {
             },
             "counters": self.counters,
             "frames": self.frames,
+            "watch": self.watch.json(),
             "peak_rss_bytes": peak_rss_bytes(),
         });
         serde_json::to_string_pretty(&json).expect("a JSON value serializes")

@@ -271,6 +271,22 @@ impl Solver {
         self.colliders.surface_mesh()
     }
 
+    /// The closest any particle is to the tank's walls and to the obstacles (signed distances,
+    /// negative inside; `f32::INFINITY` without obstacles).
+    pub fn clearance(&self) -> (f32, f32) {
+        self.colliders.clearance(&self.fluid.x)
+    }
+
+    /// The fastest particle's speed.
+    pub fn max_speed(&self) -> f32 {
+        self.fluid
+            .v
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|v| v.length())
+            .reduce(|| 0.0, f32::max)
+    }
+
     /// Particles the inflow has added so far.
     pub fn inflow_added(&self) -> u64 {
         self.inflow.as_ref().map_or(0, |i| i.added())
