@@ -43,6 +43,7 @@ impl Solver {
     /// the two modes' lists are compared slot by slot.
     pub fn step_compare(&mut self, other: &mut NeighborSearch, other_first: bool) -> CompareStep {
         let t_step = Instant::now();
+        self.colliders.take_time();
         self.predict();
         // Both grids are cut to this step's window: construction work, the same for both
         // modes, so its time is added to both.

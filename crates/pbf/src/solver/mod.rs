@@ -182,9 +182,6 @@ impl Solver {
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
         self.colliders.take_time();
-        if let Some(inflow) = &self.inflow {
-            self.guides = inflow.guides(self.time);
-        }
         self.predict();
 
         // 2. Construction: grid on p, then all arrays into cell order.
@@ -223,8 +220,12 @@ impl Solver {
         self.search.grid_mut().set_spec(spec);
     }
 
-    /// 1. External forces and predicted positions.
+    /// Step 1, external forces and predicted positions: the first thing every kind of step
+    /// does (this step's nozzle guides and solid poses are set here, so no step misses them).
     fn predict(&mut self) {
+        if let Some(inflow) = &self.inflow {
+            self.guides = inflow.guides(self.time);
+        }
         let n = self.fluid.len();
         let (dt, g) = (self.dt, self.gravity);
         // Moving solids to where they are at the end of this step.
