@@ -75,16 +75,26 @@ pub fn input<E: Into<anyhow::Error>>(e: E) -> anyhow::Error {
     anyhow::Error::new(InputError(e.into()))
 }
 
+/// Most worker threads accepted: far more than any workstation has cores (each thread costs
+/// a stack, and thousands of them only slow the run down).
+pub const MAX_THREADS: usize = 1024;
+
 /// A rayon pool of `threads` workers (default: all cores).
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
-        if t == 0 {
-            return Err(input(anyhow::anyhow!("--threads must be at least 1")));
+        if !(1..=MAX_THREADS).contains(&t) {
+            return Err(input(anyhow::anyhow!(
+                "--threads must be from 1 to {MAX_THREADS}, got {t}"
+            )));
         }
         b = b.num_threads(t);
     }
-    b.build().context("could not start the thread pool")
+    b.build().map_err(|e| {
+        input(anyhow::anyhow!(
+            "cannot start {threads:?} worker threads: {e}"
+        ))
+    })
 }
 
 /// Run `f` in a rayon pool of `threads` threads (all cores when `None`).
@@ -92,14 +102,37 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
     Ok(thread_pool(threads)?.install(f))
 }
 
-/// The output folder: `dir`, or `out/<name>/`; created if missing.
+/// The output folder: `dir`, or `out/<name>/`; created if missing. Call it only once every
+/// other input has been checked: nothing in the folder may change for a run refused.
 pub fn output_dir(dir: &Option<PathBuf>, name: &str) -> Result<PathBuf> {
     let dir = dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(name));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        input(anyhow::anyhow!(
+            "-o: cannot create the output folder {}: {e}",
+            dir.display()
+        ))
+    })?;
     Ok(dir)
+}
+
+/// Refuse a scene whose particles would not fit in the memory this machine has free (checked
+/// before anything is allocated, from the scene's own estimate).
+pub fn check_memory(scene: &Scene, path: &Path) -> Result<()> {
+    let need = scene.memory_estimate().bytes;
+    if let Some(free) = pbf::io::summary::available_memory_bytes()
+        && need > free as f64
+    {
+        return Err(input(anyhow::anyhow!(
+            "{}: the scene needs about {:.1} GB ({} particles at most), more than the {:.1} GB this machine has available; use a larger particles.radius",
+            path.display(),
+            need / 1e9,
+            scene.memory_estimate().particles_most,
+            free as f64 / 1e9
+        )));
+    }
+    Ok(())
 }
 
 /// Write `text` to `dir/name` whole (under a temporary name, then renamed).
@@ -109,9 +142,11 @@ pub fn write_text(dir: &Path, name: &str, text: &str) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// [`Scene::load`], printing the scene's [warnings](Scene::warnings) to stderr.
+/// [`Scene::load`], printing the scene's [warnings](Scene::warnings) to stderr; a scene too big
+/// for this machine's memory is refused (see [`check_memory`]).
 pub fn load_scene(path: &Path, sets: &[String]) -> Result<Scene> {
     let scene = Scene::load(path, sets).map_err(input)?;
+    check_memory(&scene, path)?;
     for w in scene.warnings() {
         eprintln!("warning: {}: {w}", path.display());
     }

@@ -20,9 +20,18 @@ use std::time::Instant;
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(
-        "the simulation diverged at step {step} (t = {time:.4} s): particle {id} has a non-finite position; try a smaller time.dt"
+        "the simulation diverged at step {step} (t = {time:.4} s): particle {id} has a non-finite {field}{}; try a smaller time.dt or milder parameters",
+        last_frame.as_deref().map(|f| format!("; the last whole frame is {f}")).unwrap_or_default()
     )]
-    Diverged { step: u64, time: f64, id: u32 },
+    Diverged {
+        step: u64,
+        time: f64,
+        id: u32,
+        /// `position`, `velocity` or `density`.
+        field: &'static str,
+        /// The last frame written whole before it (name and time), when frames are written.
+        last_frame: Option<String>,
+    },
     #[error("{0}")]
     Writer(String),
     #[error("writing {path}")]
@@ -116,13 +125,29 @@ pub fn step_loop<S: Stepper>(
     Ok(Ended { done, interrupted })
 }
 
-/// The divergence check: an error when a particle position is no longer finite.
+/// The divergence check: an error when a particle's position, velocity or density is no longer
+/// finite (the tank clamps positions, so a blow-up can show in velocities first). The first such
+/// particle in slot order, so the report does not depend on the thread count.
 pub fn check_finite(solver: &Solver) -> Result<(), RunError> {
-    match solver.fluid.x.iter().position(|p| !p.is_finite()) {
-        Some(bad) => Err(RunError::Diverged {
+    use rayon::prelude::*;
+    let f = &solver.fluid;
+    let bad = (0..f.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .find_first(|&i| !(f.x[i].is_finite() && f.v[i].is_finite() && f.density[i].is_finite()));
+    match bad {
+        Some(i) => Err(RunError::Diverged {
             step: solver.steps,
             time: solver.time,
-            id: solver.fluid.id[bad],
+            id: f.id[i],
+            field: if !f.x[i].is_finite() {
+                "position"
+            } else if !f.v[i].is_finite() {
+                "velocity"
+            } else {
+                "density"
+            },
+            last_frame: None,
         }),
         None => Ok(()),
     }
@@ -233,7 +258,30 @@ pub fn run_scene(
     run.look();
     run.push_frame(0)?;
     run.next_frame = 1;
-    let ended = step_loop(&mut run, opts.steps, stop, progress)?;
+    let ended = step_loop(&mut run, opts.steps, stop, progress).map_err(|e| match e {
+        RunError::Diverged {
+            step,
+            time,
+            id,
+            field,
+            ..
+        } if opts.format != Format::None => {
+            // Frames are written in order, whole or not at all (each through a rename).
+            let k = run.next_frame - 1;
+            RunError::Diverged {
+                step,
+                time,
+                id,
+                field,
+                last_frame: Some(format!(
+                    "{} (t = {:.4} s)",
+                    frame_name(k, opts.format),
+                    k as f64 * run.frame_dt
+                )),
+            }
+        }
+        e => e,
+    })?;
     run.look();
     let frames = match run.writer.take() {
         Some(w) => {

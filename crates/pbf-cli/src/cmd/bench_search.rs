@@ -45,8 +45,8 @@ pub struct Args {
     #[arg(long, default_value = "h", value_parser = choice(&CellSize::ALL))]
     cell_size: CellSize,
     /// Timed repetitions per mode (medians are reported).
-    #[arg(long, value_name = "K", default_value_t = 7)]
-    reps: usize,
+    #[arg(long, value_name = "K", default_value_t = 7, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    reps: u64,
     /// Search backend (the SIMD path): auto (the fastest this CPU runs), portable, avx2 or
     /// avx512. All give the same lists; only the speed differs.
     #[arg(long, alias = "kernel", default_value = "auto", value_parser = choice(&Backend::ALL))]
@@ -110,7 +110,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         )));
     }
     let report = with_threads(a.threads, || {
-        bench_search(&pts, radius, a.cell_size, a.backend, a.reps)
+        bench_search(&pts, radius, a.cell_size, a.backend, a.reps as usize)
     })?
     .map_err(input)?;
     if a.json {

@@ -30,12 +30,9 @@ pub fn main(a: Args) -> Result<ExitCode> {
         scene.search.cell_size,
     )
     .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
-    // Neighbors per particle at rest: the lattice points within h, about (4/3) pi (h / 2r)^3.
-    let per = 4.0 / 3.0 * std::f64::consts::PI * (h as f64 / scene.spacing() as f64).powi(3);
-    // Per particle: ~8 vectors of 16 bytes and ~8 scalars of solver state, neighbor indices, grid
-    // arrays; per cell: start offset and box.
-    let bytes =
-        n as f64 * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * per + 24.0) + spec.num_cells() as f64 * 36.0;
+    let est = scene.memory_estimate();
+    let per = est.neighbors;
+    let bytes = est.bytes;
     let [nx, ny, nz] = spec.dims;
     println!("scene       {} ({})", scene.name, a.scene.display());
     if n > n0 {

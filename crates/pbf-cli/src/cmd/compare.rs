@@ -53,9 +53,10 @@ pub fn main(a: Args) -> Result<ExitCode> {
             nsearch::BackendUnavailable(a.backend)
         )));
     }
-    let dir = output_dir(&a.output, &scene.name)?;
     with_threads(a.threads, || -> Result<ExitCode> {
         let mut solver = solver(&scene, a.backend)?;
+        // Only now, every input checked: a refused comparison touches no folder.
+        let dir = output_dir(&a.output, &scene.name)?;
         let n = solver.fluid.len();
         let threads = rayon::current_num_threads();
         let spec = *solver.neighbor_search().grid().spec();

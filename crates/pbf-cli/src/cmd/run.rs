@@ -45,17 +45,19 @@ pub fn main(a: Args) -> Result<ExitCode> {
         sets.push(format!("search.mode=\"{m}\""));
     }
     let scene = load_scene(&a.scene, &sets)?;
-    let opts = RunOptions {
-        steps: a.span.steps(&scene)?,
-        format: a.format.unwrap_or(scene.output.format),
-        dir: output_dir(&a.output, &scene.name)?,
-    };
-    if opts.format != Format::None {
-        pbf::io::clear_earlier_frames(&opts.dir, &scene.name)?;
-    }
+    let steps = a.span.steps(&scene)?;
+    let format = a.format.unwrap_or(scene.output.format);
     let show = !a.quiet;
     with_threads(a.threads, || -> Result<ExitCode> {
+        // Everything is checked (scene, options, grid, backend) before the output folder is
+        // touched: a refused run leaves the earlier run's files as they were.
         let mut solver = solver(&scene, a.backend)?;
+        let opts = RunOptions {
+            steps,
+            format,
+            dir: output_dir(&a.output, &scene.name)?,
+        };
+        pbf::io::clear_earlier_output(&opts.dir, &scene.name)?;
         // Caught from here on: before the header, so whoever waits for it can interrupt.
         let stop = interrupt_flag();
         if show {

@@ -1,6 +1,6 @@
 //! `pbf scaling SCENE`: the step's time at several particle counts and thread counts.
 
-use crate::args::{input, output_dir, write_text};
+use crate::args::{MAX_THREADS, check_memory, input, output_dir, write_text};
 use crate::progress::interrupt_flag;
 use anyhow::Result;
 use pbf::experiments::bench_search::cpu_name;
@@ -44,14 +44,15 @@ fn report(e: ScalingError) -> anyhow::Error {
 
 pub fn main(a: Args) -> Result<ExitCode> {
     let base = Scene::load(&a.scene, &a.set).map_err(input)?;
+    check_memory(&base, &a.scene)?;
     if a.particles.is_empty() || a.particles.contains(&0) {
         return Err(input(anyhow::anyhow!(
             "--particles needs counts of at least 1"
         )));
     }
-    if a.threads.is_empty() || a.threads.contains(&0) {
+    if a.threads.is_empty() || a.threads.iter().any(|&t| !(1..=MAX_THREADS).contains(&t)) {
         return Err(input(anyhow::anyhow!(
-            "--threads needs counts of at least 1"
+            "--threads needs counts from 1 to {MAX_THREADS}"
         )));
     }
     if a.steps == 0 {
@@ -62,17 +63,27 @@ pub fn main(a: Args) -> Result<ExitCode> {
         base.particles.radius,
         base.kernel_radius() / base.particles.radius,
     );
+    // Every size's scene is checked (keys, memory) before the output folder is touched.
+    let scenes = a
+        .particles
+        .iter()
+        .map(|&target| {
+            let r = r0 * (n0 / target as f64).cbrt() as f32;
+            let mut sets = a.set.clone();
+            sets.push(format!("particles.radius={r}"));
+            sets.push(format!("particles.kernel_radius={}", ratio * r));
+            let scene = Scene::load(&a.scene, &sets).map_err(input)?;
+            check_memory(&scene, &a.scene)?;
+            Ok(scene)
+        })
+        .collect::<Result<Vec<_>>>()?;
     let dir = output_dir(&a.output, &base.name)?;
     let mut rows = Vec::new();
     let stop = interrupt_flag();
     let mut interrupted = false;
-    for &target in &a.particles {
-        let r = r0 * (n0 / target as f64).cbrt() as f32;
-        let mut sets = a.set.clone();
-        sets.push(format!("particles.radius={r}"));
-        sets.push(format!("particles.kernel_radius={}", ratio * r));
-        let scene = Scene::load(&a.scene, &sets).map_err(input)?;
-        let mut size = SizeRun::new(&scene, &a.threads).map_err(report)?;
+    for scene in &scenes {
+        let r = scene.particles.radius;
+        let mut size = SizeRun::new(scene, &a.threads).map_err(report)?;
         let ended = step_loop(&mut size, a.steps + 1, stop, &mut Silent).map_err(report)?;
         if ended.interrupted {
             interrupted = true;

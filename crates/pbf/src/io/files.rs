@@ -2,7 +2,7 @@
 //! goes through, and the clean-up of an earlier run's frames.
 //!
 //! Owns: [`frame_name`], [`obstacles_name`], [`write_atomic`], [`write_frame`],
-//! [`write_obstacles`], [`clear_earlier_frames`]. Does not
+//! [`write_obstacles`], [`clear_earlier_output`]. Does not
 //! touch: the formats' contents (frame, series).
 
 use super::frame::Frame;
@@ -78,20 +78,31 @@ pub fn write_frame(dir: &Path, frame: &Frame, format: Format) -> std::io::Result
     Ok(path)
 }
 
-/// Remove the frames, obstacle surfaces and series files (of either format) that an earlier run
-/// of `name` left in `dir`: they would sit beside this run's (its series file lists only its own frames, but a user
-/// opening the files directly would mix runs), and the other format's series file would list
-/// frames no longer there.
-pub fn clear_earlier_frames(dir: &Path, name: &str) -> std::io::Result<()> {
-    let obstacles = format!("{name}_obstacles");
-    let series =
-        [Format::Vtu, Format::Vtk].map(|f| [series_name(name, f), series_name(&obstacles, f)]);
+/// Remove what an earlier run left in `dir` before a run of `name` writes there, whatever its
+/// format (`none` included) and whatever scene it was: frames and obstacle surfaces of either
+/// format, every series file that lists such frames (a `.pvd` or `.vtk.series` of another scene
+/// would list frames this run replaces), the earlier `summary.json`, and the temporary
+/// `.*.part` files of a run that was killed while writing. Other files are left alone.
+pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
+    let own_series = [Format::Vtu, Format::Vtk].map(|f| {
+        [
+            series_name(name, f),
+            series_name(&format!("{name}_obstacles"), f),
+        ]
+    });
     for e in std::fs::read_dir(dir)?.flatten() {
+        if !e.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
         let file = e.file_name().to_string_lossy().to_string();
-        let ours = ((file.starts_with("frame_") || file.starts_with("obstacles_"))
-            && (file.ends_with(".vtu") || file.ends_with(".vtk")))
-            || series.iter().flatten().any(|s| *s == file);
-        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+        let frame = (file.starts_with("frame_") || file.starts_with("obstacles_"))
+            && (file.ends_with(".vtu") || file.ends_with(".vtk"));
+        let partial = file.starts_with('.') && file.contains(".part");
+        let series = (file.ends_with(".pvd") || file.ends_with(".vtk.series"))
+            && (own_series.iter().flatten().any(|s| *s == file)
+                || std::fs::read_to_string(e.path())
+                    .is_ok_and(|t| t.contains("\"frame_") || t.contains("\"obstacles_")));
+        if frame || partial || series || file == "summary.json" {
             std::fs::remove_file(e.path()).map_err(|err| {
                 std::io::Error::new(
                     err.kind(),

@@ -39,7 +39,34 @@ pub fn read_points(path: &Path) -> Result<Vec<Vec3A>, PointsError> {
         }
     };
     nsearch::points::check_finite(path, &pts)?;
+    if pts.is_empty() {
+        return Err(PointsError::Content {
+            path: path.to_path_buf(),
+            message: "holds no points".into(),
+        });
+    }
+    if ext == "xyz" && looks_like_text(path) {
+        return Err(PointsError::Content {
+            path: path.to_path_buf(),
+            message: "looks like a text file: .xyz must be raw little-endian f32 x y z triples \
+                      (binary)"
+                .into(),
+        });
+    }
     Ok(pts)
+}
+
+/// Whether the file's first 4 kB are printable ASCII text with line breaks (raw f32 triples of
+/// real coordinates are not).
+fn looks_like_text(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    read.is_ok()
+        && head.contains(&b'\n')
+        && head
+            .iter()
+            .all(|&b| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b))
 }
 
 fn read_vtk(path: &Path) -> Result<Vec<Vec3A>, PointsError> {

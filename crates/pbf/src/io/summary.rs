@@ -204,3 +204,14 @@ pub fn peak_rss_bytes() -> u64 {
         })
         .map_or(0, |kb| kb * 1024)
 }
+
+/// Memory this machine has available for a new process (Linux `MemAvailable`; `None`
+/// elsewhere or when unreadable).
+pub fn available_memory_bytes() -> Option<u64> {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+}

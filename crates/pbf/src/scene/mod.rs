@@ -1,6 +1,6 @@
 //! Scene files: TOML read with serde (unknown keys and wrong types are errors with file, line and
 //! column), overrides by dotted path (`--set particles.radius=0.025`), semantic checks, and the
-//! sampling of fluid blocks into particles.
+//! sampling of fluid blocks into particles, and the size estimate that guards memory.
 //!
 //! Owns: the scene description ([`schema`]), loading ([`Scene::load`]), overrides
 //! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]) and building the
@@ -10,6 +10,7 @@
 //! `configs/dam_break.toml`.
 
 pub mod build;
+pub mod estimate;
 pub mod obstacles;
 pub mod overrides;
 pub mod sample;
@@ -48,6 +49,42 @@ pub enum SceneError {
     },
 }
 
+/// The first array of `given` (the file, overrides applied) longer than the same key's array in
+/// `read` (the scene as deserialized, serialized back): its dotted key and both lengths.
+fn longer_arrays(
+    given: &toml::Table,
+    read: &toml::Table,
+    at: &str,
+) -> Option<(String, usize, usize)> {
+    fn walk(
+        given: &toml::Value,
+        read: &toml::Value,
+        key: String,
+    ) -> Option<(String, usize, usize)> {
+        match (given, read) {
+            (toml::Value::Table(g), toml::Value::Table(r)) => longer_arrays(g, r, &key),
+            (toml::Value::Array(g), toml::Value::Array(r)) => {
+                if g.len() > r.len() {
+                    return Some((key, r.len(), g.len()));
+                }
+                g.iter()
+                    .zip(r)
+                    .enumerate()
+                    .find_map(|(k, (g, r))| walk(g, r, format!("{key}[{k}]")))
+            }
+            _ => None,
+        }
+    }
+    given.iter().find_map(|(k, g)| {
+        let key = if at.is_empty() {
+            k.clone()
+        } else {
+            format!("{at}.{k}")
+        };
+        read.get(k).and_then(|r| walk(g, r, key))
+    })
+}
+
 impl Scene {
     /// Read, apply `overrides` (`key.path=value`, the value in TOML syntax or a bare string),
     /// deserialize and validate.
@@ -60,10 +97,11 @@ impl Scene {
             path: path.to_path_buf(),
             message: message.trim_end().to_string(),
         };
+        let mut doc: toml::Table = toml::from_str(&text).map_err(|e| parse(e.to_string()))?;
         let mut scene: Scene = if overrides.is_empty() {
+            // Straight from the text: toml's errors then carry line and column.
             toml::from_str(&text).map_err(|e| parse(e.to_string()))?
         } else {
-            let mut doc: toml::Table = toml::from_str(&text).map_err(|e| parse(e.to_string()))?;
             for arg in overrides {
                 apply_override(&mut doc, arg).map_err(|message| SceneError::Override {
                     path: path.to_path_buf(),
@@ -71,8 +109,20 @@ impl Scene {
                     message,
                 })?;
             }
-            Scene::deserialize(doc).map_err(|e| parse(format!("after --set overrides: {e}")))?
+            Scene::deserialize(doc.clone())
+                .map_err(|e| parse(format!("after --set overrides: {e}")))?
         };
+        // serde reads the first elements of a fixed-size array and ignores the rest: an array
+        // longer than its key takes is an error, not silently cut.
+        if let Ok(toml::Value::Table(read)) = toml::Value::try_from(&scene)
+            && let Some((key, want, got)) = longer_arrays(&doc, &read, "")
+        {
+            return Err(SceneError::Invalid {
+                path: path.to_path_buf(),
+                field: key,
+                message: format!("expected {want} elements, got {got}"),
+            });
+        }
         if scene.name.is_empty() {
             scene.name = path
                 .file_stem()

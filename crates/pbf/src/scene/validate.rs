@@ -18,6 +18,19 @@ impl Scene {
             })
         };
         let finite3 = |v: [f32; 3]| v.iter().all(|x| x.is_finite());
+        // The name becomes a folder and file names inside the output folder: a plain name.
+        let n = &self.name;
+        if n.is_empty()
+            || n == "."
+            || n == ".."
+            || n.len() > 200
+            || n.chars().any(|c| c == '/' || c == '\\' || c.is_control())
+        {
+            return bad(
+                "name",
+                format!("must be a plain file name (no path separators, not . or ..), got {n:?}"),
+            );
+        }
         let p = &self.particles;
         if !(p.radius.is_finite() && p.radius > 0.0) {
             return bad(
@@ -85,6 +98,22 @@ impl Scene {
                     &format!("{field}.start"),
                     format!("must be >= 0, got {}", b.start),
                 );
+            }
+        }
+        // Two blocks that appear together and overlap would put two lattices in one place
+        // (doubled density, a blow-up); a block appearing later over fluid skips taken sites.
+        for (k, a) in self.fluid.iter().enumerate() {
+            for (j, b) in self.fluid.iter().enumerate().skip(k + 1) {
+                let overlap = (0..3).all(|ax| a.min[ax].max(b.min[ax]) < a.max[ax].min(b.max[ax]));
+                if overlap && a.start == b.start {
+                    return bad(
+                        &format!("fluid[{j}]"),
+                        format!(
+                            "overlaps fluid[{k}] and appears at the same time ({} s): min {:?} max {:?} against min {:?} max {:?}; make them disjoint or start one later",
+                            a.start, b.min, b.max, a.min, a.max
+                        ),
+                    );
+                }
             }
         }
         for (k, e) in self.emitter.iter().enumerate() {

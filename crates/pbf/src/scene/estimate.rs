@@ -1,0 +1,74 @@
+//! What a scene will need, counted from its keys alone (nothing is sampled or allocated), so a
+//! scene too big for the machine is refused before it can run out of memory.
+//!
+//! Owns: [`Scene::memory_estimate`] and [`Estimate`]. Does not touch: sampling (`sample`) or
+//! the simulation.
+
+use super::{NozzleKind, Scene};
+
+/// A scene's size: particles at the start and at most (every emitter site free, every later
+/// block placed), grid cells, and the bytes a run of it holds (an estimate).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub particles_start: f64,
+    pub particles_most: f64,
+    pub cells: f64,
+    /// Neighbors per particle at rest: the lattice sites within h, about (4/3) π (h / 2r)³.
+    pub neighbors: f64,
+    pub bytes: f64,
+}
+
+impl Scene {
+    /// The scene's size (see [`Estimate`]); blocks count their whole lattice (obstacles
+    /// ignored), so it is an upper bound on particles. Counts are floating point: a radius far
+    /// too small gives a huge number, not an overflow.
+    pub fn memory_estimate(&self) -> Estimate {
+        let s = self.spacing() as f64;
+        let h = self.kernel_radius() as f64;
+        let mut start = 0.0;
+        let mut most = 0.0;
+        for b in &self.fluid {
+            let n: f64 = (0..3)
+                .map(|a| {
+                    let l = (b.max[a] - b.min[a]) as f64;
+                    ((l / s - 1e-4).ceil().max(2.0) - 1.0).max(1.0)
+                })
+                .product();
+            most += n;
+            if b.start <= 0.0 {
+                start += n;
+            }
+        }
+        for e in &self.emitter {
+            let sites = match e.shape {
+                NozzleKind::Rect => {
+                    let [w, ht] = e.size.unwrap_or_default();
+                    ((w as f64 / s).round().max(1.0)) * ((ht as f64 / s).round().max(1.0))
+                }
+                // The disc's bounding square of sites: an upper bound.
+                NozzleKind::Circle => (2.0 * e.radius.unwrap_or_default() as f64 / s + 3.0).powi(2),
+            };
+            let period = s / e.speed as f64;
+            let layers = ((e.end - e.start) as f64 / period).floor().max(0.0) + 1.0;
+            most += sites * layers;
+        }
+        let cells: f64 = (0..3)
+            .map(|a| {
+                ((self.tank.max[a] - self.tank.min[a]) as f64 / h)
+                    .ceil()
+                    .max(1.0)
+            })
+            .product();
+        let neighbors = 4.0 / 3.0 * std::f64::consts::PI * (h / s).powi(3);
+        // Per particle: ~8 vectors of 16 bytes and ~8 scalars of solver state, neighbor
+        // indices, grid arrays; per cell: start offset and box.
+        let bytes = most * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * neighbors + 24.0) + cells * 36.0;
+        Estimate {
+            particles_start: start,
+            particles_most: most,
+            cells,
+            neighbors,
+            bytes,
+        }
+    }
+}
