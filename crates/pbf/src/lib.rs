@@ -9,6 +9,7 @@
 //! - [`particles`]: the one list of per-particle fields ([`Fluid`](particles::Fluid));
 //! - [`solver`]: the step (predict, construction, search, density solve, forces), timed by
 //!   phase as the paper's Table 1;
+//! - [`checkpoint`]: the complete state at a step boundary, saved and read back exactly;
 //! - [`boundary`]: colliders (the tank, obstacles), with the wall density the fluid feels;
 //! - [`inflow`]: particles added during a run (emitters, timed blocks);
 //! - [`sph`]: smoothing kernels (poly6, spiky), normalisation tested;
@@ -22,6 +23,7 @@
 //! bit-identical for any thread count.
 
 pub mod boundary;
+pub mod checkpoint;
 pub mod experiments;
 pub mod forces;
 pub mod inflow;

@@ -7,6 +7,7 @@
 //! Does not touch: the step itself (the solver), file formats (io), signal handling or the
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
+use crate::checkpoint::{Checkpoint, RunState};
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene};
@@ -163,10 +164,15 @@ pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
 /// How to run a scene.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
+    /// Steps from time 0 to the end (a resumed run does the ones its checkpoint had not).
     pub steps: u64,
     pub format: Format,
     /// The output folder (frames, series file, summary.json); must exist.
     pub dir: PathBuf,
+    /// Write a checkpoint into `dir` every this many steps (and when interrupted).
+    pub checkpoint_every: Option<u64>,
+    /// Going on from a checkpoint: the run's state there (the solver already restored to it).
+    pub resume: Option<RunState>,
 }
 
 /// What [`run_scene`] did.
@@ -177,19 +183,74 @@ pub struct RunReport {
     pub summary_path: PathBuf,
 }
 
-/// The `pbf run` stepper: steps, phase totals, counters, frames at the scene's rate.
+/// The `pbf run` stepper: steps, phase totals, counters, frames at the scene's rate,
+/// checkpoints.
 struct SceneRun<'a> {
     solver: &'a mut Solver,
     writer: Option<FrameWriter>,
+    format: Format,
     frame_dt: f64,
     next_frame: usize,
+    particles_start: usize,
     phases: Phases,
     counters: SearchStats,
     particle_steps: u64,
     watch: Watch,
+    checkpoints: Option<Checkpoints>,
+}
+
+/// Where and how often a run saves its state.
+struct Checkpoints {
+    every: u64,
+    dir: PathBuf,
+    scene_name: String,
+    scene_key: serde_json::Value,
+    /// The step of the last checkpoint written.
+    last: u64,
 }
 
 impl SceneRun<'_> {
+    /// Save the state now: the frames queued so far are first flushed (so the checkpoint never
+    /// lists a frame that is not whole on disk).
+    fn checkpoint(&mut self) -> Result<(), RunError> {
+        let Some(c) = &self.checkpoints else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        let (frames, obstacle_frames) = match &self.writer {
+            Some(w) => w.flush().map_err(RunError::Writer)?,
+            None => (Vec::new(), Vec::new()),
+        };
+        let cp = Checkpoint {
+            scene_name: c.scene_name.clone(),
+            scene_key: c.scene_key.clone(),
+            solver: self.solver.state(),
+            run: RunState {
+                format: self.format,
+                next_frame: self.next_frame,
+                frames,
+                obstacle_frames,
+                particles_start: self.particles_start,
+                particle_steps: self.particle_steps,
+                phases: self.phases,
+                counters: self.counters,
+                watch: self.watch,
+            },
+        };
+        let path = crate::checkpoint::write(&c.dir, &cp).map_err(|source| RunError::Io {
+            path: c
+                .dir
+                .join(crate::checkpoint::checkpoint_name(self.solver.steps)),
+            source,
+        })?;
+        let _ = path;
+        self.phases.checkpoint += t.elapsed().as_secs_f64();
+        if let Some(c) = &mut self.checkpoints {
+            c.last = self.solver.steps;
+        }
+        Ok(())
+    }
+
     /// Look at the state (at every frame time, written or not).
     fn look(&mut self) {
         let (tank, obstacles) = self.solver.clearance();
@@ -197,7 +258,7 @@ impl SceneRun<'_> {
     }
 
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
-        if let Some(w) = &self.writer {
+        if let Some(w) = &mut self.writer {
             let t = Instant::now();
             let mut frame = self.solver.fluid.frame(k, self.solver.time);
             frame.obstacles = self.solver.obstacle_mesh();
@@ -229,12 +290,18 @@ impl Stepper for SceneRun<'_> {
             self.push_frame(self.next_frame)?;
             self.next_frame += 1;
         }
+        if let Some(c) = &self.checkpoints
+            && self.solver.steps.is_multiple_of(c.every)
+        {
+            self.checkpoint()?;
+        }
         Ok(Flow::Continue)
     }
 }
 
-/// Run `solver` (made from `scene`) for `opts.steps` steps, writing frames at the scene's rate
-/// into `opts.dir` (frame 0 first) and, at the end or on interruption, `summary.json`.
+/// Run `solver` (made from `scene`) to `opts.steps` steps, writing frames at the scene's rate
+/// into `opts.dir` (frame 0 first, unless going on from a checkpoint), checkpoints if asked
+/// and, at the end or on interruption, `summary.json`.
 pub fn run_scene(
     scene: &Scene,
     solver: &mut Solver,
@@ -242,30 +309,57 @@ pub fn run_scene(
     stop: &AtomicBool,
     progress: &mut dyn Progress,
 ) -> Result<RunReport, RunError> {
-    let writer = (opts.format != Format::None)
-        .then(|| FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format));
-    let particles = solver.fluid.len();
+    let resume = opts.resume.clone();
+    let writer = (opts.format != Format::None).then(|| match &resume {
+        Some(r) => FrameWriter::resume(
+            opts.dir.clone(),
+            scene.name.clone(),
+            opts.format,
+            r.frames.clone(),
+            r.obstacle_frames.clone(),
+        ),
+        None => FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format),
+    });
+    let checkpoints = opts.checkpoint_every.map(|every| Checkpoints {
+        every: every.max(1),
+        dir: opts.dir.clone(),
+        scene_name: scene.name.clone(),
+        scene_key: crate::checkpoint::scene_key::scene_key(scene),
+        last: solver.steps,
+    });
     let mut run = SceneRun {
+        particles_start: resume
+            .as_ref()
+            .map_or(solver.fluid.len(), |r| r.particles_start),
         solver,
         writer,
+        format: opts.format,
         frame_dt: 1.0 / scene.output.fps as f64,
-        next_frame: 0,
-        phases: Phases::default(),
-        counters: SearchStats::default(),
-        particle_steps: 0,
-        watch: Watch::new(scene.particles.radius),
+        next_frame: resume.as_ref().map_or(0, |r| r.next_frame),
+        phases: resume.as_ref().map_or_else(Phases::default, |r| r.phases),
+        counters: resume
+            .as_ref()
+            .map_or_else(SearchStats::default, |r| r.counters),
+        particle_steps: resume.as_ref().map_or(0, |r| r.particle_steps),
+        watch: resume
+            .as_ref()
+            .map_or_else(|| Watch::new(scene.particles.radius), |r| r.watch),
+        checkpoints,
     };
-    run.look();
-    run.push_frame(0)?;
-    run.next_frame = 1;
-    let ended = step_loop(&mut run, opts.steps, stop, progress).map_err(|e| match e {
+    if resume.is_none() {
+        run.look();
+        run.push_frame(0)?;
+        run.next_frame = 1;
+    }
+    let todo = opts.steps.saturating_sub(run.solver.steps);
+    let ended = step_loop(&mut run, todo, stop, progress).map_err(|e| match e {
         RunError::Diverged {
             step,
             time,
             id,
             field,
             ..
-        } if opts.format != Format::None => {
+        } if opts.format != Format::None && run.next_frame > 0 => {
             // Frames are written in order, whole or not at all (each through a rename).
             let k = run.next_frame - 1;
             RunError::Diverged {
@@ -282,6 +376,14 @@ pub fn run_scene(
         }
         e => e,
     })?;
+    if ended.interrupted
+        && run
+            .checkpoints
+            .as_ref()
+            .is_some_and(|c| c.last != run.solver.steps)
+    {
+        run.checkpoint()?;
+    }
     run.look();
     let frames = match run.writer.take() {
         Some(w) => {
@@ -294,10 +396,10 @@ pub fn run_scene(
     };
     let summary = RunSummary {
         scene: scene.name.clone(),
-        particles,
+        particles: run.particles_start,
         particles_end: run.solver.fluid.len(),
         particle_steps: run.particle_steps,
-        steps: ended.done,
+        steps: run.solver.steps,
         steps_planned: opts.steps,
         interrupted: ended.interrupted,
         sim_time_s: run.solver.time,

@@ -1,12 +1,15 @@
 //! `pbf run SCENE`: simulate a scene and write frames for ParaView.
 
-use crate::args::{Span, choice, load_scene, output_dir, solver, with_threads};
+use crate::args::{Span, choice, input, load_scene, output_dir, solver, with_threads};
 use crate::progress::{Bar, interrupt_flag};
 use anyhow::Result;
 use nsearch::{Backend, SearchMode};
+use pbf::checkpoint::Checkpoint;
+use pbf::checkpoint::scene_key::{differences, scene_key};
 use pbf::run::{RunOptions, run_header, run_scene};
 use pbf::scene::Format;
-use std::path::PathBuf;
+use pbf::scene::Scene;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -37,6 +40,15 @@ pub struct Args {
     /// Override a scene key by its dotted path, e.g. --set particles.radius=0.025 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Write the complete state into the output folder every N steps, and once more when
+    /// interrupted (checkpoint_<step>.pbfck; the last two are kept).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// Go on from a checkpoint of this scene: frames and series continue where it stopped, and
+    /// the result is bit-identical to the uninterrupted run (any thread count). The scene may
+    /// differ only in time.end, output settings and name. --steps / --until count from t = 0.
+    #[arg(long, value_name = "CHECKPOINT")]
+    resume: Option<PathBuf>,
 }
 
 pub fn main(a: Args) -> Result<ExitCode> {
@@ -48,16 +60,34 @@ pub fn main(a: Args) -> Result<ExitCode> {
     let steps = a.span.steps(&scene)?;
     let format = a.format.unwrap_or(scene.output.format);
     let show = !a.quiet;
+    let checkpoint = a
+        .resume
+        .as_deref()
+        .map(resume_from(&scene, format, steps))
+        .transpose()?;
     with_threads(a.threads, || -> Result<ExitCode> {
-        // Everything is checked (scene, options, grid, backend) before the output folder is
-        // touched: a refused run leaves the earlier run's files as they were.
+        // Everything is checked (scene, options, checkpoint, grid, backend) before the output
+        // folder is touched: a refused run leaves the earlier run's files as they were.
         let mut solver = solver(&scene, a.backend)?;
+        if let Some(c) = &checkpoint {
+            solver.restore(&c.solver).map_err(|e| {
+                input(anyhow::anyhow!(
+                    "{}: {e}",
+                    a.resume.as_deref().unwrap_or(Path::new("")).display()
+                ))
+            })?;
+        }
         let opts = RunOptions {
             steps,
             format,
             dir: output_dir(&a.output, &scene.name)?,
+            checkpoint_every: a.checkpoint_every,
+            resume: checkpoint.map(|c| c.run),
         };
-        pbf::io::clear_earlier_output(&opts.dir, &scene.name)?;
+        match &opts.resume {
+            Some(r) => pbf::io::clear_after_checkpoint(&opts.dir, r.next_frame)?,
+            None => pbf::io::clear_earlier_output(&opts.dir, &scene.name)?,
+        }
         // Caught from here on: before the header, so whoever waits for it can interrupt.
         let stop = interrupt_flag();
         if show {
@@ -85,4 +115,48 @@ pub fn main(a: Args) -> Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })?
+}
+
+/// Read and check a checkpoint for a run of `scene` in `format` to `steps` steps: it must be
+/// whole, of this scene (all keys but time.end, output and name), of the same frame format,
+/// and short of the end. Every refusal is bad input (exit 2).
+fn resume_from(scene: &Scene, format: Format, steps: u64) -> impl Fn(&Path) -> Result<Checkpoint> {
+    move |path| {
+        let c = pbf::checkpoint::read(path).map_err(input)?;
+        let diff = differences(&c.scene_key, &scene_key(scene), 5);
+        if !diff.is_empty() {
+            let list: Vec<String> = diff
+                .iter()
+                .map(|(k, was, now)| format!("{k}: {was} then, {now} now"))
+                .collect();
+            return Err(input(anyhow::anyhow!(
+                "{}: the checkpoint is of another scene (only time.end, output and name may change): {}",
+                path.display(),
+                list.join("; ")
+            )));
+        }
+        if c.run.format != format {
+            return Err(input(anyhow::anyhow!(
+                "{}: the run wrote {} frames; resume it with --format {} (one series, one format)",
+                path.display(),
+                format_name(c.run.format),
+                format_name(c.run.format)
+            )));
+        }
+        if c.solver.steps >= steps {
+            return Err(input(anyhow::anyhow!(
+                "{}: the checkpoint is at step {} and the run ends at step {steps}: nothing to do (give a later --until or --steps)",
+                path.display(),
+                c.solver.steps
+            )));
+        }
+        Ok(c)
+    }
+}
+
+fn format_name(f: Format) -> String {
+    serde_json::to_value(f)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
 }

@@ -51,6 +51,14 @@ enum Source {
     },
 }
 
+/// Where the schedule stands (for checkpoints): per source in the scene's order, the next
+/// layer of a nozzle or whether a block is placed (1) or not (0); and the particles added.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InflowState {
+    pub progress: Vec<u64>,
+    pub added: u64,
+}
+
 /// The inflow schedule of a scene.
 #[derive(Clone, Debug)]
 pub struct Inflow {
@@ -122,6 +130,41 @@ impl Inflow {
     /// Particles added so far.
     pub fn added(&self) -> u64 {
         self.added
+    }
+
+    /// Where the schedule stands (see [`InflowState`]).
+    pub fn state(&self) -> InflowState {
+        InflowState {
+            progress: self
+                .sources
+                .iter()
+                .map(|s| match s {
+                    Source::Block { done, .. } => *done as u64,
+                    Source::Nozzle { next, .. } => *next,
+                })
+                .collect(),
+            added: self.added,
+        }
+    }
+
+    /// Go on from `state` (taken from an inflow of the same scene); an error if it has another
+    /// number of sources.
+    pub fn restore(&mut self, state: &InflowState) -> Result<(), String> {
+        if state.progress.len() != self.sources.len() {
+            return Err(format!(
+                "the checkpoint has {} inflow sources, the scene {}",
+                state.progress.len(),
+                self.sources.len()
+            ));
+        }
+        for (s, &p) in self.sources.iter_mut().zip(&state.progress) {
+            match s {
+                Source::Block { done, .. } => *done = p != 0,
+                Source::Nozzle { next, .. } => *next = p,
+            }
+        }
+        self.added = state.added;
+        Ok(())
     }
 
     /// The most particles the schedule can add (every site of every layer and block free).

@@ -82,7 +82,8 @@ pub fn write_frame(dir: &Path, frame: &Frame, format: Format) -> std::io::Result
 /// format (`none` included) and whatever scene it was: frames and obstacle surfaces of either
 /// format, every series file that lists such frames (a `.pvd` or `.vtk.series` of another scene
 /// would list frames this run replaces), the earlier `summary.json`, and the temporary
-/// `.*.part` files of a run that was killed while writing. Other files are left alone.
+/// `.*.part` files of a run that was killed while writing, and its checkpoints. Other files are
+/// left alone.
 pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
     let own_series = [Format::Vtu, Format::Vtk].map(|f| {
         [
@@ -102,7 +103,8 @@ pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
             && (own_series.iter().flatten().any(|s| *s == file)
                 || std::fs::read_to_string(e.path())
                     .is_ok_and(|t| t.contains("\"frame_") || t.contains("\"obstacles_")));
-        if frame || partial || series || file == "summary.json" {
+        let checkpoint = file.starts_with("checkpoint_") && file.ends_with(".pbfck");
+        if frame || partial || series || checkpoint || file == "summary.json" {
             std::fs::remove_file(e.path()).map_err(|err| {
                 std::io::Error::new(
                     err.kind(),
@@ -112,6 +114,29 @@ pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
                     ),
                 )
             })?;
+        }
+    }
+    Ok(())
+}
+
+/// Before a run goes on from a checkpoint in `dir`: remove the frames (and obstacle surfaces)
+/// from index `next_frame` on, which the interrupted run may have written after its checkpoint,
+/// and any `.*.part` file. The series files are rewritten by the writer.
+pub fn clear_after_checkpoint(dir: &Path, next_frame: usize) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        let index = file
+            .strip_prefix("frame_")
+            .or_else(|| file.strip_prefix("obstacles_"))
+            .and_then(|rest| {
+                rest.strip_suffix(".vtu")
+                    .or_else(|| rest.strip_suffix(".vtk"))
+            })
+            .and_then(|k| k.parse::<usize>().ok());
+        let later = index.is_some_and(|k| k >= next_frame);
+        let partial = file.starts_with('.') && file.contains(".part");
+        if (later || partial) && e.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::remove_file(e.path())?;
         }
     }
     Ok(())

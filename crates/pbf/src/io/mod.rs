@@ -16,7 +16,8 @@ pub mod summary;
 pub mod writer;
 
 pub use files::{
-    clear_earlier_output, frame_name, obstacles_name, write_atomic, write_frame, write_obstacles,
+    clear_after_checkpoint, clear_earlier_output, frame_name, obstacles_name, write_atomic,
+    write_frame, write_obstacles,
 };
 pub use frame::Frame;
 pub use series::{file_series_text, pvd_text, series_name, series_text};

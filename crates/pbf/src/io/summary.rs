@@ -7,7 +7,7 @@ use crate::solver::StepTimes;
 use nsearch::{Backend, SearchMode, SearchStats};
 
 /// Phase totals of a run, in seconds.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Phases {
     pub construction: f64,
     pub search: f64,
@@ -15,6 +15,9 @@ pub struct Phases {
     /// Collision handling for obstacles (part of the step; see `StepTimes::collisions`).
     pub collisions: f64,
     pub output: f64,
+    /// Writing checkpoints (outside the steps).
+    #[serde(default)]
+    pub checkpoint: f64,
     pub step: f64,
 }
 
@@ -45,6 +48,7 @@ impl Phases {
             Some(("particle behavior", self.behavior)),
             collisions,
             Some(("output (solver side)", self.output)),
+            (self.checkpoint > 0.0).then_some(("checkpoints", self.checkpoint)),
             Some(("whole step", self.step)),
         ]
         .into_iter()
@@ -67,9 +71,11 @@ impl Phases {
 /// whatever the output format: how close particles came to the tank's walls and to the
 /// obstacles (signed distances, negative inside; `f32::INFINITY` without obstacles) and the
 /// fastest particle, so a leak or a blow-up shows in the summary.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Watch {
+    #[serde(with = "infinite_as_null")]
     pub tank_clearance: f32,
+    #[serde(with = "infinite_as_null")]
     pub obstacle_clearance: f32,
     pub max_speed: f32,
     /// Particle radius: the colliders keep particles this far from every surface.
@@ -115,6 +121,23 @@ impl Watch {
             "obstacle_clearance_m": finite(self.obstacle_clearance),
             "max_speed_m_s": self.max_speed,
         })
+    }
+}
+
+/// An f32 that may be +infinity ("nothing seen"), as JSON: `null` for it (JSON has no
+/// infinity), the number otherwise.
+mod infinite_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f32, s: S) -> Result<S::Ok, S::Error> {
+        match x.is_finite() {
+            true => s.serialize_some(x),
+            false => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        Ok(Option::<f32>::deserialize(d)?.unwrap_or(f32::INFINITY))
     }
 }
 
@@ -168,6 +191,7 @@ impl RunSummary {
                 "behavior": ms(ph.behavior),
                 "collisions": ms(ph.collisions),
                 "output": ms(ph.output),
+                "checkpoint": ms(ph.checkpoint),
                 "step": ms(ph.step),
             },
             "counters": self.counters,

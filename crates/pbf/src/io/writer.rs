@@ -52,12 +52,17 @@ impl<T> Queue<T> {
     }
 }
 
+/// The files a series lists: (simulated time, file name) each.
+pub type Listed = Vec<(f64, String)>;
+
 /// Writes frames and the series file on a background thread. The solver hands over a snapshot and
 /// goes on; it waits only when two frames are already queued.
 pub struct FrameWriter {
     queue: Arc<Queue<Frame>>,
-    state: Arc<Mutex<WriterState>>,
+    state: Arc<(Mutex<WriterState>, Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Frames queued so far (the writer counts those it is done with).
+    pushed: u64,
 }
 
 #[derive(Default)]
@@ -68,26 +73,63 @@ struct WriterState {
     obstacles: Vec<(f64, String)>,
     /// Seconds spent writing.
     busy: f64,
+    /// Frames taken off the queue and finished (written, or skipped after a failure).
+    done: u64,
 }
 
 impl FrameWriter {
     /// Start a writer into `dir` (which must exist); the series is [`series_name`].
     pub fn start(dir: PathBuf, name: String, format: Format) -> FrameWriter {
+        Self::resume(dir, name, format, Vec::new(), Vec::new())
+    }
+
+    /// A writer whose series already list `frames` and `obstacle_frames` (time, file): a run
+    /// going on from a checkpoint. The series files are rewritten to them at once (a killed
+    /// run may have listed frames past the checkpoint).
+    pub fn resume(
+        dir: PathBuf,
+        name: String,
+        format: Format,
+        frames: Vec<(f64, String)>,
+        obstacle_frames: Vec<(f64, String)>,
+    ) -> FrameWriter {
+        for (list, series) in [
+            (&frames, name.clone()),
+            (&obstacle_frames, format!("{name}_obstacles")),
+        ] {
+            if !list.is_empty() {
+                let path = dir.join(series_name(&series, format));
+                let _ = write_atomic(&path, |tmp| std::fs::write(tmp, series_text(format, list)));
+            }
+        }
         let queue: Arc<Queue<Frame>> = Arc::new(Queue {
             items: Mutex::new((VecDeque::new(), false)),
             not_empty: Condvar::new(),
             not_full: Condvar::new(),
             cap: 2,
         });
-        let state = Arc::new(Mutex::new(WriterState::default()));
-        let (q, st) = (queue.clone(), state.clone());
+        let state = Arc::new((
+            Mutex::new(WriterState {
+                written: frames,
+                obstacles: obstacle_frames,
+                ..WriterState::default()
+            }),
+            Condvar::new(),
+        ));
+        let (q, shared) = (queue.clone(), state.clone());
         let thread = std::thread::Builder::new()
             .name("frame-writer".into())
             .spawn(move || {
                 let series = dir.join(series_name(&name, format));
                 let obstacle_series = dir.join(series_name(&format!("{name}_obstacles"), format));
+                let (st, idle) = (&shared.0, &shared.1);
+                let finished = || {
+                    st.lock().done += 1;
+                    idle.notify_all();
+                };
                 while let Some(frame) = q.pop() {
                     if st.lock().error.is_some() {
+                        finished();
                         continue; // drain after a failure
                     }
                     let t = std::time::Instant::now();
@@ -112,15 +154,18 @@ impl FrameWriter {
                             None => Ok(()),
                         }
                     });
-                    let mut g = st.lock();
-                    g.busy += t.elapsed().as_secs_f64();
-                    if let Err(e) = r {
-                        g.error = Some(format!(
-                            "writing frame {} into {}: {e}",
-                            frame.index,
-                            dir.display()
-                        ));
+                    {
+                        let mut g = st.lock();
+                        g.busy += t.elapsed().as_secs_f64();
+                        if let Err(e) = r {
+                            g.error = Some(format!(
+                                "writing frame {} into {}: {e}",
+                                frame.index,
+                                dir.display()
+                            ));
+                        }
                     }
+                    finished();
                 }
             })
             .expect("spawn the frame writer");
@@ -128,15 +173,31 @@ impl FrameWriter {
             queue,
             state,
             thread: Some(thread),
+            pushed: 0,
+        }
+    }
+
+    /// Wait until every frame queued so far is on disk (whole) and listed in its series; returns
+    /// the series entries so far (fluid, obstacles) or the first error.
+    pub fn flush(&self) -> Result<(Listed, Listed), String> {
+        let (st, idle) = (&self.state.0, &self.state.1);
+        let mut g = st.lock();
+        while g.done < self.pushed {
+            idle.wait(&mut g);
+        }
+        match &g.error {
+            Some(e) => Err(e.clone()),
+            None => Ok((g.written.clone(), g.obstacles.clone())),
         }
     }
 
     /// Queue a frame; fails if an earlier write failed.
-    pub fn push(&self, frame: Frame) -> Result<(), String> {
-        if let Some(e) = self.state.lock().error.clone() {
+    pub fn push(&mut self, frame: Frame) -> Result<(), String> {
+        if let Some(e) = self.state.0.lock().error.clone() {
             return Err(e);
         }
         self.queue.push(frame);
+        self.pushed += 1;
         Ok(())
     }
 
@@ -147,7 +208,7 @@ impl FrameWriter {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let g = self.state.lock();
+        let g = self.state.0.lock();
         match &g.error {
             Some(e) => Err(e.clone()),
             None => Ok((g.written.len(), g.busy)),

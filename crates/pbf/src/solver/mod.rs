@@ -288,6 +288,60 @@ impl Solver {
             .reduce(|| 0.0, f32::max)
     }
 
+    /// The state at this step boundary (see [`crate::checkpoint`]).
+    pub fn state(&self) -> crate::checkpoint::SolverState {
+        let f = &self.fluid;
+        crate::checkpoint::SolverState {
+            steps: self.steps,
+            time: self.time,
+            x: f.x.iter().map(|p| p.to_array()).collect(),
+            v: f.v.iter().map(|p| p.to_array()).collect(),
+            id: f.id.clone(),
+            inflow: self.inflow.as_ref().map(|i| i.state()),
+        }
+    }
+
+    /// Go on from `state`, taken from a solver of the same scene: the run continues exactly as
+    /// the one that saved it would have. An error (and nothing changed) if it cannot belong to
+    /// this scene (another inflow, or more particles than the scene can hold).
+    pub fn restore(&mut self, state: &crate::checkpoint::SolverState) -> Result<(), String> {
+        let n = state.x.len();
+        if state.v.len() != n || state.id.len() != n {
+            return Err("the checkpoint's particle fields differ in length".into());
+        }
+        let most = self.capacity();
+        if n > most {
+            return Err(format!(
+                "the checkpoint holds {n} particles, the scene at most {most}"
+            ));
+        }
+        let mut ids = vec![false; n];
+        for &i in &state.id {
+            match ids.get_mut(i as usize) {
+                Some(seen) if !*seen => *seen = true,
+                _ => return Err(format!("the checkpoint's particle ids are not 0..{n}")),
+            }
+        }
+        match (&mut self.inflow, &state.inflow) {
+            (Some(inflow), Some(s)) => inflow.restore(s)?,
+            (None, None) => {}
+            _ => return Err("the checkpoint's inflow does not match the scene's".into()),
+        }
+        let rho0 = self.rho0;
+        let f = &mut self.fluid;
+        f.x = state.x.iter().map(|&p| Vec3A::from_array(p)).collect();
+        f.v = state.v.iter().map(|&p| Vec3A::from_array(p)).collect();
+        f.id = state.id.clone();
+        // Derived fields: recomputed by the next step before anything reads them.
+        f.density = vec![rho0; n];
+        f.vorticity = vec![Vec3A::ZERO; n];
+        f.neighbors = vec![0; n];
+        f.reserve(most - n);
+        self.steps = state.steps;
+        self.time = state.time;
+        Ok(())
+    }
+
     /// Particles the inflow has added so far.
     pub fn inflow_added(&self) -> u64 {
         self.inflow.as_ref().map_or(0, |i| i.added())
