@@ -41,6 +41,13 @@ impl Bar {
 }
 
 impl pbf::run::Progress for Bar {
+    fn warn(&mut self, message: &str) {
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("warning: {message}")),
+            None => eprintln!("warning: {message}"),
+        }
+    }
+
     fn tick(&mut self, done: u64, time: f64) {
         if let Some(b) = &self.bar {
             b.set_position(done);

@@ -49,6 +49,8 @@ pub trait Progress {
     fn tick(&mut self, _done: u64, _time: f64) {}
     /// The loop ended: all steps done, or stopped early (interrupted or failed: `early`).
     fn end(&mut self, _early: bool) {}
+    /// Something the user should know while the loop goes on (shown once, above the bar).
+    fn warn(&mut self, _message: &str) {}
 }
 
 /// No progress display.
@@ -71,6 +73,9 @@ pub struct Ended {
     pub done: u64,
     /// Stopped by the stop flag before the planned steps.
     pub interrupted: bool,
+    /// Steps after which some particle was fast enough to cross the kernel radius in one step
+    /// (its neighbors, found once per step, may then miss some).
+    pub fast_steps: u64,
 }
 
 /// What one command does in the loop: advance (and measure) one step, then act on the checked
@@ -85,6 +90,9 @@ pub trait Stepper {
     fn after_step(&mut self, _index: u64) -> Result<Flow, Self::Error> {
         Ok(Flow::Continue)
     }
+    /// The step just done had a particle fast enough to cross the kernel radius (see
+    /// [`Ended::fast_steps`]); called before [`after_step`](Self::after_step).
+    fn fast_step(&mut self) {}
 }
 
 /// The one step loop: up to `steps` steps of `stepper`, each preceded by a look at `stop` (set
@@ -99,6 +107,7 @@ pub fn step_loop<S: Stepper>(
 ) -> Result<Ended, S::Error> {
     let mut done = 0;
     let mut stopped = false;
+    let mut fast_steps = 0;
     for s in 0..steps {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -106,7 +115,23 @@ pub fn step_loop<S: Stepper>(
         let checked = stepper
             .step(s)
             .and_then(|()| check_finite(stepper.solver()).map_err(S::Error::from))
-            .and_then(|()| stepper.after_step(s));
+            .and_then(|v_max| {
+                let solver = stepper.solver();
+                let (dt, h) = (solver.dt(), solver.kernel_radius());
+                if v_max * dt > h {
+                    if fast_steps == 0 {
+                        progress.warn(&format!(
+                            "step {} (t = {:.4} s): a particle at {v_max:.2} m/s moves {:.2} kernel radii in one step; neighbors are found once per step, so some may be missed (a smaller time.dt, or milder settings, avoid it); the summary counts such steps",
+                            solver.steps,
+                            solver.time,
+                            v_max * dt / h
+                        ));
+                    }
+                    fast_steps += 1;
+                    stepper.fast_step();
+                }
+                stepper.after_step(s)
+            });
         let flow = match checked {
             Ok(flow) => flow,
             Err(e) => {
@@ -123,19 +148,30 @@ pub fn step_loop<S: Stepper>(
     }
     let interrupted = done < steps && !stopped;
     progress.end(interrupted);
-    Ok(Ended { done, interrupted })
+    Ok(Ended {
+        done,
+        interrupted,
+        fast_steps,
+    })
 }
 
 /// The divergence check: an error when a particle's position, velocity or density is no longer
-/// finite (the tank clamps positions, so a blow-up can show in velocities first). The first such
-/// particle in slot order, so the report does not depend on the thread count.
-pub fn check_finite(solver: &Solver) -> Result<(), RunError> {
+/// finite (the tank clamps positions, so a blow-up can show in velocities first), naming the
+/// first such particle in slot order (so the report does not depend on the thread count). Else
+/// the fastest particle's speed.
+pub fn check_finite(solver: &Solver) -> Result<f32, RunError> {
     use rayon::prelude::*;
     let f = &solver.fluid;
-    let bad = (0..f.len())
+    // (first bad slot, largest |v|²): exact minimum and maximum, the same for any split.
+    let (bad, v2) = (0..f.len())
         .into_par_iter()
         .with_min_len(4096)
-        .find_first(|&i| !(f.x[i].is_finite() && f.v[i].is_finite() && f.density[i].is_finite()));
+        .map(|i| {
+            let ok = f.x[i].is_finite() && f.v[i].is_finite() && f.density[i].is_finite();
+            (if ok { usize::MAX } else { i }, f.v[i].length_squared())
+        })
+        .reduce(|| (usize::MAX, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let bad = (bad != usize::MAX).then_some(bad);
     match bad {
         Some(i) => Err(RunError::Diverged {
             step: solver.steps,
@@ -150,7 +186,7 @@ pub fn check_finite(solver: &Solver) -> Result<(), RunError> {
             },
             last_frame: None,
         }),
-        None => Ok(()),
+        None => Ok(v2.sqrt()),
     }
 }
 
@@ -196,6 +232,8 @@ struct SceneRun<'a> {
     counters: SearchStats,
     particle_steps: u64,
     watch: Watch,
+    /// Fast steps (see [`Ended::fast_steps`]), a resumed run's earlier part included.
+    fast_steps: u64,
     checkpoints: Option<Checkpoints>,
 }
 
@@ -235,6 +273,7 @@ impl SceneRun<'_> {
                 phases: self.phases,
                 counters: self.counters,
                 watch: self.watch,
+                fast_steps: self.fast_steps,
             },
         };
         let path = crate::checkpoint::write(&c.dir, &cp).map_err(|source| RunError::Io {
@@ -282,6 +321,10 @@ impl Stepper for SceneRun<'_> {
         self.phases.add(&t);
         self.counters += st;
         Ok(())
+    }
+
+    fn fast_step(&mut self) {
+        self.fast_steps += 1;
     }
 
     fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
@@ -344,6 +387,7 @@ pub fn run_scene(
         watch: resume
             .as_ref()
             .map_or_else(|| Watch::new(scene.particles.radius), |r| r.watch),
+        fast_steps: resume.as_ref().map_or(0, |r| r.fast_steps),
         checkpoints,
     };
     if resume.is_none() {
@@ -411,6 +455,7 @@ pub fn run_scene(
         counters: run.counters,
         frames,
         watch: run.watch,
+        fast_steps: run.fast_steps,
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

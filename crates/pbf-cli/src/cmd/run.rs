@@ -100,6 +100,12 @@ pub fn main(a: Args) -> Result<ExitCode> {
             print!("{}", s.phases.table(s.steps));
             println!("{}", s.counters_line());
             println!("{}", s.watch.line());
+            if s.fast_steps > 0 {
+                println!(
+                    "{} of {} steps had a particle crossing the kernel radius in one step (see the warning)",
+                    s.fast_steps, s.steps
+                );
+            }
             println!(
                 "{} frames, summary in {}",
                 s.frames,

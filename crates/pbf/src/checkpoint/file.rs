@@ -256,6 +256,7 @@ mod tests {
                 },
                 counters: Default::default(),
                 watch: Watch::new(0.01),
+                fast_steps: 2,
             },
         }
     }

@@ -53,6 +53,8 @@ pub struct RunState {
     pub phases: Phases,
     pub counters: SearchStats,
     pub watch: Watch,
+    /// Steps with a particle crossing the kernel radius (`run::Ended::fast_steps`).
+    pub fast_steps: u64,
 }
 
 /// A checkpoint: the scene it belongs to (its key, see [`scene_key`]), the solver's state and

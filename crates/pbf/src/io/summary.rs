@@ -164,6 +164,8 @@ pub struct RunSummary {
     pub counters: SearchStats,
     pub frames: usize,
     pub watch: Watch,
+    /// Steps with a particle crossing the kernel radius in one step.
+    pub fast_steps: u64,
 }
 
 impl RunSummary {
@@ -197,6 +199,7 @@ impl RunSummary {
             "counters": self.counters,
             "frames": self.frames,
             "watch": self.watch.json(),
+            "fast_steps": self.fast_steps,
             "peak_rss_bytes": peak_rss_bytes(),
         });
         serde_json::to_string_pretty(&json).expect("a JSON value serializes")

@@ -145,6 +145,16 @@ impl Solver {
         }
     }
 
+    /// The time step (s).
+    pub fn dt(&self) -> f32 {
+        self.dt
+    }
+
+    /// The kernel (and search) radius h (m).
+    pub fn kernel_radius(&self) -> f32 {
+        self.kernels.h
+    }
+
     /// Particle mass (calibrated, see the module docs).
     pub fn mass(&self) -> f32 {
         self.mass
