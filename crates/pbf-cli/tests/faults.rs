@@ -489,3 +489,63 @@ fn a_particle_crossing_the_kernel_radius_in_one_step_is_reported() {
     assert_eq!(code, Some(0));
     assert!(!text.contains("kernel radii in one step"), "{text}");
 }
+
+#[test]
+fn a_stop_request_is_honoured_within_one_constraint_iteration() {
+    // Fixed: with a billion iterations the first step never ended and Ctrl-C was only looked at
+    // between steps. Now the step under way is abandoned (and undone) at its next iteration.
+    use std::io::BufRead;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("long");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .current_dir(root())
+        .args(["run", "configs/dam_break_small.toml", "--quiet", "-o"])
+        .arg(&out)
+        .args([
+            "--set",
+            "pbf.iterations=1000000000",
+            "--checkpoint-every",
+            "5",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupts are caught once the header is out (not printed with --quiet): wait for frame 0.
+    let t = std::time::Instant::now();
+    while !out.join("frame_00000.vtu").exists() {
+        assert!(t.elapsed().as_secs() < 30);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = std::time::Instant::now();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // Waited for at most 10 s (a regression must fail, not hang the suite).
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if sent.elapsed().as_secs() > 10 {
+            let _ = child.kill();
+            panic!("the run ignored the interrupt for 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let took = sent.elapsed();
+    let mut err = String::new();
+    for l in std::io::BufReader::new(child.stderr.take().unwrap()).lines() {
+        err += &l.unwrap();
+    }
+    assert_eq!(code, Some(130), "{err}");
+    assert!(took.as_secs_f64() < 5.0, "took {took:?} to stop");
+    // No step was completed: the summary says 0 steps.
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["steps"], 0, "{s}");
+    assert_eq!(s["interrupted"], true);
+}

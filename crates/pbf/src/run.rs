@@ -112,8 +112,13 @@ pub fn step_loop<S: Stepper>(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let checked = stepper
-            .step(s)
+        let before = stepper.solver().steps;
+        let checked = match stepper.step(s) {
+            // A stop request abandoned the step (and undid it): the loop ends here.
+            Ok(()) if stepper.solver().steps == before => break,
+            r => r,
+        };
+        let checked = checked
             .and_then(|()| check_finite(stepper.solver()).map_err(S::Error::from))
             .and_then(|v_max| {
                 let solver = stepper.solver();
@@ -146,7 +151,8 @@ pub fn step_loop<S: Stepper>(
             break;
         }
     }
-    let interrupted = done < steps && !stopped;
+    // A stop request that came during the last step still counts: the caller asked to stop.
+    let interrupted = (done < steps && !stopped) || stop.load(Ordering::Relaxed);
     progress.end(interrupted);
     Ok(Ended {
         done,
@@ -316,10 +322,13 @@ impl Stepper for SceneRun<'_> {
     }
 
     fn step(&mut self, _: u64) -> Result<(), RunError> {
-        self.particle_steps += self.solver.fluid.len() as u64;
+        let (n, before) = (self.solver.fluid.len() as u64, self.solver.steps);
         let (t, st) = self.solver.step();
-        self.phases.add(&t);
-        self.counters += st;
+        if self.solver.steps > before {
+            self.particle_steps += n;
+            self.phases.add(&t);
+            self.counters += st;
+        }
         Ok(())
     }
 

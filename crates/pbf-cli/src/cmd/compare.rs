@@ -74,6 +74,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         if !a.quiet {
             eprintln!("{header}");
         }
+        solver.stop_on(stop);
         let mut cmp = Comparison::new(&mut solver, steps);
         let ended = step_loop(&mut cmp, steps, stop, &mut Bar::new(!a.quiet, steps));
         let records = &cmp.records;

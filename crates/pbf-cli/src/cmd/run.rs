@@ -94,6 +94,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             eprintln!("{}", run_header(&scene, solver.fluid.len(), &opts));
         }
         let mut bar = Bar::new(show, opts.steps);
+        solver.stop_on(stop);
         let report = run_scene(&scene, &mut solver, &opts, stop, &mut bar)?;
         let s = &report.summary;
         if show {

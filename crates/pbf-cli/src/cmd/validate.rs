@@ -120,6 +120,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
                     until * run.track.time_scale
                 );
             }
+            solver.stop_on(stop);
             let mut front = FrontRun {
                 solver,
                 track: &mut run.track,

@@ -55,8 +55,11 @@ impl Stepper for Comparison<'_> {
     }
 
     fn step(&mut self, index: u64) -> Result<(), CompareError> {
-        let particles = self.solver.fluid.len();
+        let (particles, before) = (self.solver.fluid.len(), self.solver.steps);
         let c = self.solver.step_compare(&mut self.other, index % 2 == 1);
+        if self.solver.steps == before {
+            return Ok(()); // abandoned by a stop request: no record
+        }
         self.step_total += c.step;
         self.records
             .push(StepRecord::new(index + 1, self.solver.time, particles, &c));

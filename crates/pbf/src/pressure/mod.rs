@@ -22,6 +22,8 @@ pub struct DensityInput<'a> {
     pub colliders: &'a ColliderSet,
     pub mass: f32,
     pub rest_density: f32,
+    /// A stop request, looked at before each iteration (see [`DensitySolver::solve`]).
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// A method that corrects predicted positions toward the rest density (PBF's constraint
@@ -34,12 +36,13 @@ pub trait DensitySolver: Send + Sync {
 
     /// Correct `p` (the predicted positions, in the lists' slot order) in place; `density`
     /// gets each particle's density as the last iteration measured it. `scratch` is the step's
-    /// shared buffers, free to use while this runs.
+    /// shared buffers, free to use while this runs. Returns false, at once, when `input.stop`
+    /// is set before an iteration (the step is then abandoned).
     fn solve(
         &mut self,
         input: &DensityInput,
         p: &mut Vec<Vec3A>,
         density: &mut [f32],
         scratch: &mut Scratch,
-    );
+    ) -> bool;
 }

@@ -93,7 +93,7 @@ impl DensitySolver for PbfConstraints {
         p: &mut Vec<Vec3A>,
         density: &mut [f32],
         scratch: &mut Scratch,
-    ) {
+    ) -> bool {
         let n = p.len();
         let lists = input.lists;
         let k = *input.kernels;
@@ -113,6 +113,12 @@ impl DensitySolver for PbfConstraints {
         tmp.resize(n, Vec3A::ZERO);
         let params = &self.correction;
         for _ in 0..self.iterations {
+            if input
+                .stop
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return false;
+            }
             // Density and λ.
             let pp = &*p;
             let eps = self.eps;
@@ -153,5 +159,6 @@ impl DensitySolver for PbfConstraints {
             colliders.project_solids(tmp);
             std::mem::swap(p, tmp);
         }
+        true
     }
 }

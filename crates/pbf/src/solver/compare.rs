@@ -87,9 +87,13 @@ impl Solver {
         let mismatch = mismatch.map(|slot| self.fluid.id.get(slot).copied().unwrap_or(u32::MAX));
 
         let t = Instant::now();
-        self.behavior();
+        let whole = self.behavior();
         let behavior = t.elapsed().as_secs_f64();
-        self.finish_step();
+        if whole {
+            self.finish_step();
+        } else {
+            self.undo_reorder();
+        }
         CompareStep {
             own: ModeStep {
                 mode: self.search.mode(),

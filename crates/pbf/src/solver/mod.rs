@@ -6,7 +6,8 @@
 //! `boundary`, the search in `nsearch`), or files.
 //!
 //! ## One step (dt fixed)
-//! 1. `v += dt·g`; predicted `p = project(x + dt·v)` (colliders keep it inside the tank).
+//! 1. Predicted `p = project(x + dt·(v + dt·g))` (colliders keep it inside the tank; `v` itself
+//!    is left for step 5 to set).
 //!    A particle in front of an open nozzle (`inflow::guide`, decided on `x`) takes the
 //!    nozzle's velocity instead, here, after the density solve (its `p` back to
 //!    `project(x + dt·v_e)`) and after the forces.
@@ -43,6 +44,7 @@ use crate::sph::sums::density;
 use glam::{Vec3A, Vec4};
 use nsearch::{Backend, BackendUnavailable, GridSpec, NeighborSearch, SearchMode, SearchStats};
 use rayon::prelude::*;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Wall-clock time of one step's phases, in seconds (the paper's Table 1 columns).
@@ -96,6 +98,9 @@ pub struct Solver {
     forces: Box<dyn ForceSet>,
     /// The nozzles' guide zones active in this step (none without emitters).
     guides: Guides,
+    /// A stop request (an interrupt), looked at before each constraint iteration: a step it
+    /// stops is abandoned and undone (see [`Solver::step`]).
+    stop: Option<&'static AtomicBool>,
     /// Simulated time.
     pub time: f64,
     pub steps: u64,
@@ -137,6 +142,7 @@ impl Solver {
             density_solver: parts.density_solver,
             forces: parts.forces,
             guides: Guides::default(),
+            stop: None,
             time: 0.0,
             steps: 0,
             p: Vec::new(),
@@ -188,7 +194,16 @@ impl Solver {
         self.search.set_backend(backend)
     }
 
-    /// Advance one step; returns its phase times and search counters.
+    /// Look at `flag` during each step: once it is set, the step under way is abandoned at its
+    /// next constraint iteration and undone, so a long step (many iterations) stops at once
+    /// and the state stays that of the last whole step (what a checkpoint saves).
+    pub fn stop_on(&mut self, flag: &'static AtomicBool) {
+        self.stop = Some(flag);
+    }
+
+    /// Advance one step; returns its phase times and search counters. If a stop request (see
+    /// [`stop_on`](Self::stop_on)) abandoned it, the state is as before it and `steps` has
+    /// not advanced.
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
         self.colliders.take_time();
@@ -208,10 +223,14 @@ impl Solver {
 
         // 4.-7. Particle behavior.
         let t = Instant::now();
-        self.behavior();
+        let whole = self.behavior();
         let behavior = t.elapsed().as_secs_f64();
 
-        self.finish_step();
+        if whole {
+            self.finish_step();
+        } else {
+            self.undo_reorder();
+        }
         let times = StepTimes {
             construction,
             search,
@@ -243,18 +262,16 @@ impl Solver {
         let colliders = &self.colliders;
         let guides = &self.guides;
         self.p.resize(n, Vec3A::ZERO);
-        self.fluid
-            .v
+        // The velocities are not written here (step 5 sets them all): until then the state
+        // (x, v, id) changes only by the reorder, so an abandoned step can be undone exactly.
+        self.p
             .par_iter_mut()
-            .zip(self.p.par_iter_mut())
+            .zip(self.fluid.v.par_iter())
             .zip(self.fluid.x.par_iter())
             .with_min_len(CHUNK)
-            .for_each(|((v, p), &x)| {
-                *v += dt * g;
-                if let Some(ve) = guides.velocity(x) {
-                    *v = ve;
-                }
-                *p = colliders.project_walls(x + dt * *v);
+            .for_each(|((p, &v), &x)| {
+                let v = guides.velocity(x).unwrap_or(v + dt * g);
+                *p = colliders.project_walls(x + dt * v);
             });
         self.colliders.project_solids(&mut self.p);
     }
@@ -266,6 +283,27 @@ impl Solver {
         nsearch::gather(perm, &self.p, tmp);
         std::mem::swap(&mut self.p, tmp);
         self.fluid.reorder(perm, tmp, &mut self.tmp_u32);
+    }
+
+    /// Put x, v and id back into the order before this step's reorder (the only change an
+    /// abandoned step made to them): `old[perm[slot]] = new[slot]`.
+    fn undo_reorder(&mut self) {
+        let perm = self.search.grid().permutation();
+        let f = &mut self.fluid;
+        let n = f.len();
+        let tmp = &mut self.scratch.v3;
+        for a in [&mut f.x, &mut f.v] {
+            tmp.resize(n, Vec3A::ZERO);
+            for (slot, &old) in perm.iter().enumerate() {
+                tmp[old as usize] = a[slot];
+            }
+            std::mem::swap(a, tmp);
+        }
+        self.tmp_u32.resize(n, 0);
+        for (slot, &old) in perm.iter().enumerate() {
+            self.tmp_u32[old as usize] = f.id[slot];
+        }
+        std::mem::swap(&mut f.id, &mut self.tmp_u32);
     }
 
     fn finish_step(&mut self) {
@@ -362,8 +400,9 @@ impl Solver {
         self.fluid.len() + self.inflow.as_ref().map_or(0, |i| i.most())
     }
 
-    /// 4.-7.: the density solve, velocities, densities, forces, positions.
-    fn behavior(&mut self) {
+    /// 4.-7.: the density solve, velocities, densities, forces, positions. Returns false, having
+    /// changed nothing of x, v and id, when a stop request abandoned the step.
+    fn behavior(&mut self) -> bool {
         let n = self.fluid.len();
         let lists = self.search.lists();
         let k = self.kernels;
@@ -381,10 +420,15 @@ impl Solver {
             colliders,
             mass: m,
             rest_density: self.rho0,
+            stop: self.stop,
         };
         let scratch = &mut self.scratch;
-        self.density_solver
-            .solve(&input, &mut self.p, &mut f.density, scratch);
+        if !self
+            .density_solver
+            .solve(&input, &mut self.p, &mut f.density, scratch)
+        {
+            return false;
+        }
         scratch.v3.resize(n, Vec3A::ZERO);
         scratch.v4.resize(n, Vec4::ZERO);
         let guides = &self.guides;
@@ -446,5 +490,6 @@ impl Solver {
 
         // 7. Positions.
         f.x.copy_from_slice(&self.p);
+        true
     }
 }
