@@ -106,6 +106,13 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             .collect::<Vec<_>>(),
     )
     .unwrap();
+    // 300,000 copies of one point: n² = 9e10 neighbor pairs.
+    let same = t.join("same.xyz");
+    std::fs::write(
+        &same,
+        [0.5f32; 3].map(f32::to_le_bytes).concat().repeat(300_000),
+    )
+    .unwrap();
     let with_extra = |name: &'static str, from: &'static str, to: &'static str| {
         scene(t, name, move |s| s.replace(from, to))
     };
@@ -186,6 +193,11 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             what: "fixed: a text file read as binary points",
             args: args(&["bench-search", text.to_str().unwrap(), "--radius", "0.1"]),
             expect: "looks like a text file",
+        },
+        Refused {
+            what: "fixed: many coincident points asked for n² memory and were killed",
+            args: args(&["bench-search", same.to_str().unwrap(), "--radius", "0.1"]),
+            expect: "candidate pairs), more than the",
         },
         Refused {
             what: "fixed: --reps 0 ran one repetition",
