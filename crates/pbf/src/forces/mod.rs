@@ -3,7 +3,8 @@
 //! Owns: the [`NonPressureForce`] trait and its input, the one neighbor pass that applies every
 //! force ([`ForceSet`]), and the forces, one file per method:
 //! [`vorticity::VorticityConfinement`] (Macklin & Müller 2013, after Fedkiw et al. 2001) and
-//! [`xsph::Xsph`] (Schechter & Bridson 2012). Surface tension goes here next. Does not touch:
+//! [`xsph::Xsph`] (Schechter & Bridson 2012), [`surface_tension::SurfaceTension`] (Akinci et al.
+//! 2013). Does not touch:
 //! positions, the density solve, or the step's order.
 //!
 //! Every force reads the velocities of the position update (`v = (p − x) / dt`). A force is a
@@ -13,6 +14,7 @@
 //! …`). One pass for all forces, compiled for the set: a pass of its own per force cost the 117k
 //! dam break's step 5%, and a virtual call per chunk 11% (see docs/results.md).
 
+pub mod surface_tension;
 pub mod vorticity;
 pub mod xsph;
 
@@ -32,6 +34,9 @@ pub struct ForceInput<'a> {
     pub p: &'a [Vec3A],
     pub vv: &'a [Vec4],
     pub dt: f32,
+    /// Particle mass and rest density.
+    pub mass: f32,
+    pub rest_density: f32,
 }
 
 /// One force's running sum over a particle's neighbors: three vectors of eight lanes.
@@ -71,6 +76,11 @@ pub trait NonPressureForce: Send + Sync {
 
     /// Particle `i`'s velocity change, from its summed pair terms.
     fn velocity_change(&self, input: &ForceInput, fluid: &Fluid, i: usize, sum: Vec3A) -> Vec3A;
+
+    /// A pass of its own worth timing as a phase (its name, seconds since the last call).
+    fn take_time(&self) -> Option<(&'static str, f64)> {
+        None
+    }
 }
 
 /// Forces applied together in one neighbor pass: a tuple of [`NonPressureForce`]s, in the
@@ -87,6 +97,11 @@ pub trait ForceSet: Send + Sync {
     /// (`(v_i + Δv_1) + Δv_2 …`), from one walk over its neighbors. A gather: each particle
     /// writes only its own slot.
     fn apply(&self, input: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]);
+
+    /// The forces' own timed passes (see [`NonPressureForce::take_time`]), summed.
+    fn take_time(&self) -> f64 {
+        0.0
+    }
 }
 
 impl ForceSet for () {
@@ -112,6 +127,10 @@ macro_rules! force_set {
 
             fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid) {
                 $(self.$k.prepare(input, fluid);)+
+            }
+
+            fn take_time(&self) -> f64 {
+                0.0 $(+ self.$k.take_time().map_or(0.0, |t| t.1))+
             }
 
             fn apply(&self, input: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]) {

@@ -14,6 +14,9 @@ pub struct Phases {
     pub behavior: f64,
     /// Collision handling for obstacles (part of the step; see `StepTimes::collisions`).
     pub collisions: f64,
+    /// Surface tension's normals pass (part of the behavior).
+    #[serde(default)]
+    pub surface_normals: f64,
     pub output: f64,
     /// Writing checkpoints (outside the steps).
     #[serde(default)]
@@ -28,6 +31,7 @@ impl Phases {
         self.search += t.search;
         self.behavior += t.behavior;
         self.collisions += t.collisions;
+        self.surface_normals += t.surface_normals;
         self.step += t.step;
     }
 
@@ -47,6 +51,7 @@ impl Phases {
             Some(("construction + search", self.construction + self.search)),
             Some(("particle behavior", self.behavior)),
             collisions,
+            (self.surface_normals > 0.0).then_some(("surface normals", self.surface_normals)),
             Some(("output (solver side)", self.output)),
             (self.checkpoint > 0.0).then_some(("checkpoints", self.checkpoint)),
             Some(("whole step", self.step)),
@@ -192,6 +197,7 @@ impl RunSummary {
                 "search": ms(ph.search),
                 "behavior": ms(ph.behavior),
                 "collisions": ms(ph.collisions),
+                "surface_normals": ms(ph.surface_normals),
                 "output": ms(ph.output),
                 "checkpoint": ms(ph.checkpoint),
                 "step": ms(ph.step),

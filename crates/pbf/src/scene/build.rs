@@ -5,7 +5,9 @@
 //! step itself.
 
 use super::Scene;
+use super::SurfaceTensionMethod;
 use crate::boundary::{BoxTank, Collider, ColliderSet, Obstacle, WallTable};
+use crate::forces::surface_tension::SurfaceTension;
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
 use crate::inflow::Inflow;
@@ -19,7 +21,8 @@ use nsearch::{GridError, GridSpec};
 
 /// The solver for `scene`: its fluid blocks sampled into particles with their velocities, the
 /// later blocks and the emitters as its inflow, the tank and the obstacles (in the scene's
-/// order) as colliders, PBF's constraint iterations, vorticity confinement and XSPH.
+/// order) as colliders, PBF's constraint iterations, vorticity confinement, XSPH and, if the
+/// scene asks, surface tension.
 pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     let h = scene.kernel_radius();
     let kernels = Kernels::new(h);
@@ -52,7 +55,14 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         dq: q.scorr_dq,
     };
     let density_solver = PbfConstraints::new(q.iterations, q.relaxation, s_corr, &kernels, s0);
-    let forces = Box::new((VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph)));
+    let (vorticity, xsph) = (VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph));
+    let st = &scene.surface_tension;
+    let forces: Box<dyn crate::forces::ForceSet> = match st.method {
+        SurfaceTensionMethod::None => Box::new((vorticity, xsph)),
+        SurfaceTensionMethod::Akinci2013 => {
+            Box::new((vorticity, xsph, SurfaceTension::new(st.coefficient)))
+        }
+    };
     let (x, v) = scene.initial_particles();
     let mut fluid = Fluid::at_rest(x, rho0);
     fluid.v = v;

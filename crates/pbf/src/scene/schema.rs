@@ -27,6 +27,9 @@ pub struct Scene {
     pub time: Time,
     #[serde(default)]
     pub pbf: PbfParams,
+    /// `[surface_tension]`: off unless a method is chosen.
+    #[serde(default)]
+    pub surface_tension: SurfaceTensionParams,
     #[serde(default)]
     pub search: Search,
     #[serde(default)]
@@ -226,6 +229,38 @@ impl Default for PbfParams {
             xsph: 0.01,
         }
     }
+}
+
+/// Surface tension (`[surface_tension]`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SurfaceTensionParams {
+    /// `none` (default) or `akinci2013` (Akinci, Akinci & Teschner 2013: cohesion and
+    /// curvature).
+    pub method: SurfaceTensionMethod,
+    /// Its strength γ (default 0.05).
+    pub coefficient: f32,
+    /// Fluid–solid adhesion strength (default 0; not implemented yet, so it must stay 0).
+    pub adhesion: f32,
+}
+
+impl Default for SurfaceTensionParams {
+    fn default() -> Self {
+        SurfaceTensionParams {
+            method: SurfaceTensionMethod::None,
+            coefficient: 0.05,
+            adhesion: 0.0,
+        }
+    }
+}
+
+/// A surface tension model.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SurfaceTensionMethod {
+    #[default]
+    None,
+    Akinci2013,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Default)]

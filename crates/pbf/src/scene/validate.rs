@@ -144,6 +144,22 @@ impl Scene {
                 return bad(name, format!("must be >= 0, got {v}"));
             }
         }
+        let st = &self.surface_tension;
+        if !(st.coefficient.is_finite() && st.coefficient >= 0.0) {
+            return bad(
+                "surface_tension.coefficient",
+                format!("must be >= 0, got {}", st.coefficient),
+            );
+        }
+        if st.adhesion != 0.0 {
+            return bad(
+                "surface_tension.adhesion",
+                format!(
+                    "fluid–solid adhesion is not implemented yet: it must be 0, got {}",
+                    st.adhesion
+                ),
+            );
+        }
         if !(1..=16).contains(&q.scorr_n) {
             return bad(
                 "pbf.scorr_n",

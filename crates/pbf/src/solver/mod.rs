@@ -58,6 +58,8 @@ pub struct StepTimes {
     /// Of the step: collision handling for obstacles (their projection and wall-density passes,
     /// in the prediction and in the behavior); 0 without obstacles.
     pub collisions: f64,
+    /// Of the behavior: the forces' passes of their own (surface tension's normals); 0 without.
+    pub surface_normals: f64,
     pub step: f64,
 }
 
@@ -207,6 +209,7 @@ impl Solver {
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
         self.colliders.take_time();
+        self.forces.take_time();
         self.predict();
 
         // 2. Construction: grid on p, then all arrays into cell order.
@@ -236,6 +239,7 @@ impl Solver {
             search,
             behavior,
             collisions: self.colliders.take_time(),
+            surface_normals: self.forces.take_time(),
             step: t_step.elapsed().as_secs_f64(),
         };
         (times, stats)
@@ -471,6 +475,8 @@ impl Solver {
             p,
             vv: &scratch.v4,
             dt,
+            mass: m,
+            rest_density: self.rho0,
         };
         self.forces.prepare(&input, f);
         self.forces.apply(&input, f, &mut scratch.v3);
