@@ -87,8 +87,8 @@ pub fn latest_checkpoint(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Write `c` into `dir` as [`checkpoint_name`] of its step: through a temporary file, fsync
-/// and rename, so the file is whole or absent; then remove all but the two newest checkpoints.
-/// Returns the path.
+/// and rename, so the file is whole or absent; before it, all but the newest earlier
+/// checkpoint are removed (so the last two are kept). Returns the path.
 pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
     let s = &c.solver;
     let header = Header {
@@ -120,6 +120,14 @@ pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
     let path = dir.join(checkpoint_name(s.steps));
+    // Keep the newest before writing the next: at most two exist at any moment, and one of
+    // them is whole even if this process is killed half-way.
+    let all = checkpoints(dir);
+    for (_, old) in all.iter().take(all.len().saturating_sub(1)) {
+        if *old != path {
+            std::fs::remove_file(old)?;
+        }
+    }
     crate::io::write_atomic(&path, |tmp| {
         let mut f = std::fs::File::create(tmp)?;
         f.write_all(&bytes)?;
@@ -128,10 +136,6 @@ pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
     // The rename itself made durable.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
-    }
-    let all = checkpoints(dir);
-    for (_, old) in all.iter().take(all.len().saturating_sub(2)) {
-        std::fs::remove_file(old)?;
     }
     Ok(path)
 }
