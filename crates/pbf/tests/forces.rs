@@ -35,17 +35,29 @@ fn spiky_grad(h: f64, d: DVec3) -> DVec3 {
     }
 }
 
-#[test]
-fn fused_force_pass_matches_the_formulas_pair_by_pair() {
-    let h = 0.045f32;
-    let points = nsearch::points::jittered_lattice(9, 0.02, 0.005, true, 11);
+/// A shuffled jittered lattice of `k`³ points searched (pruned) within `h`, and its positions in
+/// the lists' slot order (where everything a force reads lives).
+fn searched_lattice(
+    k: usize,
+    spacing: f32,
+    jitter: f32,
+    seed: u64,
+    h: f32,
+) -> (NeighborSearch, Vec<Vec3A>) {
+    let points = nsearch::points::jittered_lattice(k, spacing, jitter, true, seed);
     let spec = GridSpec::around(&points, h, CellSize::H).unwrap();
     let mut ns = NeighborSearch::new(spec, SearchMode::Pruned);
     ns.build(&points);
     ns.search();
-    // Everything in the lists' slot order.
     let sorted = ns.sorted_positions();
-    let p: Vec<Vec3A> = (0..sorted.len()).map(|i| sorted.get(i)).collect();
+    let p = (0..sorted.len()).map(|i| sorted.get(i)).collect();
+    (ns, p)
+}
+
+#[test]
+fn fused_force_pass_matches_the_formulas_pair_by_pair() {
+    let h = 0.045f32;
+    let (ns, p) = searched_lattice(9, 0.02, 0.005, 11, h);
     let n = p.len();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
     let v: Vec<Vec3A> = (0..n)
@@ -178,13 +190,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
     // A block of fluid (so it has a surface, where the normals and the curvature term live),
     // random velocities and volumes (densities 800-1300).
     let h = 0.045f32;
-    let points = nsearch::points::jittered_lattice(8, 0.018, 0.004, true, 3);
-    let spec = GridSpec::around(&points, h, CellSize::H).unwrap();
-    let mut ns = NeighborSearch::new(spec, SearchMode::Pruned);
-    ns.build(&points);
-    ns.search();
-    let sorted = ns.sorted_positions();
-    let p: Vec<Vec3A> = (0..sorted.len()).map(|i| sorted.get(i)).collect();
+    let (ns, p) = searched_lattice(8, 0.018, 0.004, 3, h);
     let n = p.len();
     let (m, rho0, gamma, dt) = (0.0058f32, 1000.0f32, 0.7f32, 0.004f32);
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
