@@ -130,9 +130,17 @@ impl ColliderSet {
     /// which give the same result).
     #[inline]
     pub fn project(&self, p: Vec3A) -> Vec3A {
-        self.solids
-            .iter()
-            .fold(self.project_walls(p), |p, c| c.project(p))
+        let q = self.project_walls(p);
+        self.back_inside(q, self.solids.iter().fold(q, |p, c| c.project(p)))
+    }
+
+    /// A point `q` the solids moved to `s`: back inside the walls if they pushed it out (a solid
+    /// flush with the floor pushes what it overtakes out through its nearest face, which may be
+    /// the floor). The walls are the hard boundary; a point left inside a solid is pushed out
+    /// again by the next projection, once there is room.
+    #[inline]
+    fn back_inside(&self, q: Vec3A, s: Vec3A) -> Vec3A {
+        if s == q { s } else { self.project_walls(s) }
     }
 
     /// One point out of the walls (inside a fused pass).
@@ -144,7 +152,8 @@ impl ColliderSet {
         p
     }
 
-    /// Every point out of the solids: a pass of its own, timed; nothing without solids.
+    /// Every point out of the solids (and, if a solid pushed it through a wall, back inside): a
+    /// pass of its own, timed; nothing without solids.
     pub fn project_solids(&self, p: &mut [Vec3A]) {
         if self.solids.is_empty() {
             return;
@@ -156,7 +165,7 @@ impl ColliderSet {
                     return;
                 }
                 for p in chunk {
-                    *p = near.iter().fold(*p, |p, c| c.project(p));
+                    *p = self.back_inside(*p, near.iter().fold(*p, |p, c| c.project(p)));
                 }
             })
         });
@@ -414,6 +423,35 @@ mod tests {
         }
         assert!(felt > 50, "the obstacles' density reached {felt} points");
         assert!(c.take_time() > 0.0 && c.take_time() == 0.0);
+    }
+
+    #[test]
+    fn a_solid_never_pushes_a_point_out_of_the_tank() {
+        // A paddle whose bottom face is the floor (as the paper's sliding wall): points it
+        // overtakes near the floor are nearer its bottom face than its sides, and were pushed
+        // through the floor (seen at paper scale: a particle 6 mm below it).
+        let paddle = Obstacle::new(
+            Shape::Box {
+                half: Vec3A::new(0.03, 0.3, 0.6),
+            },
+            Vec3A::new(0.5, 0.3, 0.5),
+            Quat::IDENTITY,
+            Motion::Fixed,
+            R,
+            table(),
+        );
+        let tank = BoxTank::new(Vec3A::ZERO, Vec3A::ONE, R, table());
+        let c = ColliderSet::new(vec![Box::new(tank)], vec![Box::new(paddle)]);
+        let mut pts: Vec<Vec3A> = (0..400)
+            .map(|k| Vec3A::new(0.47 + 0.00015 * k as f32, R + 0.0001 * (k % 7) as f32, 0.5))
+            .collect();
+        let one: Vec<Vec3A> = pts.iter().map(|&p| c.project(p)).collect();
+        pts.iter_mut().for_each(|p| *p = c.project_walls(*p));
+        c.project_solids(&mut pts);
+        assert_eq!(pts, one);
+        for p in &pts {
+            assert!(p.y >= R - 1e-6, "{p} is below the floor's r");
+        }
     }
 
     #[test]
