@@ -73,9 +73,6 @@ pub struct Ended {
     pub done: u64,
     /// Stopped by the stop flag before the planned steps.
     pub interrupted: bool,
-    /// Steps after which some particle was fast enough to cross the kernel radius in one step
-    /// (its neighbors, found once per step, may then miss some).
-    pub fast_steps: u64,
 }
 
 /// What one command does in the loop: advance (and measure) one step, then act on the checked
@@ -90,8 +87,9 @@ pub trait Stepper {
     fn after_step(&mut self, _index: u64) -> Result<Flow, Self::Error> {
         Ok(Flow::Continue)
     }
-    /// The step just done had a particle fast enough to cross the kernel radius (see
-    /// [`Ended::fast_steps`]); called before [`after_step`](Self::after_step).
+    /// The step just done had a particle fast enough to cross the kernel radius in one step
+    /// (its neighbors, found once per step, may then miss some); called before
+    /// [`after_step`](Self::after_step). The loop warns at the first such step.
     fn fast_step(&mut self) {}
 }
 
@@ -107,7 +105,7 @@ pub fn step_loop<S: Stepper>(
 ) -> Result<Ended, S::Error> {
     let mut done = 0;
     let mut stopped = false;
-    let mut fast_steps = 0;
+    let mut warned = false;
     for s in 0..steps {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -124,7 +122,8 @@ pub fn step_loop<S: Stepper>(
                 let solver = stepper.solver();
                 let (dt, h) = (solver.dt(), solver.kernel_radius());
                 if v_max * dt > h {
-                    if fast_steps == 0 {
+                    if !warned {
+                        warned = true;
                         progress.warn(&format!(
                             "step {} (t = {:.4} s): a particle at {v_max:.2} m/s moves {:.2} kernel radii in one step; neighbors are found once per step, so some may be missed (a smaller time.dt, or milder settings, avoid it); the summary counts such steps",
                             solver.steps,
@@ -132,7 +131,6 @@ pub fn step_loop<S: Stepper>(
                             v_max * dt / h
                         ));
                     }
-                    fast_steps += 1;
                     stepper.fast_step();
                 }
                 stepper.after_step(s)
@@ -154,11 +152,7 @@ pub fn step_loop<S: Stepper>(
     // A stop request that came during the last step still counts: the caller asked to stop.
     let interrupted = (done < steps && !stopped) || stop.load(Ordering::Relaxed);
     progress.end(interrupted);
-    Ok(Ended {
-        done,
-        interrupted,
-        fast_steps,
-    })
+    Ok(Ended { done, interrupted })
 }
 
 /// The divergence check: an error when a particle's position, velocity or density is no longer
@@ -230,16 +224,10 @@ pub struct RunReport {
 struct SceneRun<'a> {
     solver: &'a mut Solver,
     writer: Option<FrameWriter>,
-    format: Format,
     frame_dt: f64,
-    next_frame: usize,
-    particles_start: usize,
-    phases: Phases,
-    counters: SearchStats,
-    particle_steps: u64,
-    watch: Watch,
-    /// Fast steps (see [`Ended::fast_steps`]), a resumed run's earlier part included.
-    fast_steps: u64,
+    /// What the run has done (the next frame, totals, watch), a resumed run's earlier part
+    /// included; saved as it is in a checkpoint (its series lists are the writer's).
+    book: RunState,
     checkpoints: Option<Checkpoints>,
 }
 
@@ -270,26 +258,18 @@ impl SceneRun<'_> {
             scene_key: c.scene_key.clone(),
             solver: self.solver.state(),
             run: RunState {
-                format: self.format,
-                next_frame: self.next_frame,
                 frames,
                 obstacle_frames,
-                particles_start: self.particles_start,
-                particle_steps: self.particle_steps,
-                phases: self.phases,
-                counters: self.counters,
-                watch: self.watch,
-                fast_steps: self.fast_steps,
+                ..self.book.clone()
             },
         };
-        let path = crate::checkpoint::write(&c.dir, &cp).map_err(|source| RunError::Io {
+        crate::checkpoint::write(&c.dir, &cp).map_err(|source| RunError::Io {
             path: c
                 .dir
                 .join(crate::checkpoint::checkpoint_name(self.solver.steps)),
             source,
         })?;
-        let _ = path;
-        self.phases.checkpoint += t.elapsed().as_secs_f64();
+        self.book.phases.checkpoint += t.elapsed().as_secs_f64();
         if let Some(c) = &mut self.checkpoints {
             c.last = self.solver.steps;
         }
@@ -299,7 +279,9 @@ impl SceneRun<'_> {
     /// Look at the state (at every frame time, written or not).
     fn look(&mut self) {
         let (tank, obstacles) = self.solver.clearance();
-        self.watch.add(tank, obstacles, self.solver.max_speed());
+        self.book
+            .watch
+            .add(tank, obstacles, self.solver.max_speed());
     }
 
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
@@ -308,7 +290,7 @@ impl SceneRun<'_> {
             let mut frame = self.solver.fluid.frame(k, self.solver.time);
             frame.obstacles = self.solver.obstacle_mesh();
             w.push(frame).map_err(RunError::Writer)?;
-            self.phases.output += t.elapsed().as_secs_f64();
+            self.book.phases.output += t.elapsed().as_secs_f64();
         }
         Ok(())
     }
@@ -325,22 +307,22 @@ impl Stepper for SceneRun<'_> {
         let (n, before) = (self.solver.fluid.len() as u64, self.solver.steps);
         let (t, st) = self.solver.step();
         if self.solver.steps > before {
-            self.particle_steps += n;
-            self.phases.add(&t);
-            self.counters += st;
+            self.book.particle_steps += n;
+            self.book.phases.add(&t);
+            self.book.counters += st;
         }
         Ok(())
     }
 
     fn fast_step(&mut self) {
-        self.fast_steps += 1;
+        self.book.fast_steps += 1;
     }
 
     fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
-        if self.solver.time + 1e-9 >= self.next_frame as f64 * self.frame_dt {
+        if self.solver.time + 1e-9 >= self.book.next_frame as f64 * self.frame_dt {
             self.look();
-            self.push_frame(self.next_frame)?;
-            self.next_frame += 1;
+            self.push_frame(self.book.next_frame)?;
+            self.book.next_frame += 1;
         }
         if let Some(c) = &self.checkpoints
             && self.solver.steps.is_multiple_of(c.every)
@@ -361,14 +343,15 @@ pub fn run_scene(
     stop: &AtomicBool,
     progress: &mut dyn Progress,
 ) -> Result<RunReport, RunError> {
-    let resume = opts.resume.clone();
-    let writer = (opts.format != Format::None).then(|| match &resume {
+    // The series lists move to the writer, which keeps them from here on.
+    let mut resume = opts.resume.clone();
+    let writer = (opts.format != Format::None).then(|| match &mut resume {
         Some(r) => FrameWriter::resume(
             opts.dir.clone(),
             scene.name.clone(),
             opts.format,
-            r.frames.clone(),
-            r.obstacle_frames.clone(),
+            std::mem::take(&mut r.frames),
+            std::mem::take(&mut r.obstacle_frames),
         ),
         None => FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format),
     });
@@ -379,30 +362,29 @@ pub fn run_scene(
         scene_key: crate::checkpoint::scene_key::scene_key(scene),
         last: solver.steps,
     });
+    let fresh = resume.is_none();
     let mut run = SceneRun {
-        particles_start: resume
-            .as_ref()
-            .map_or(solver.fluid.len(), |r| r.particles_start),
+        book: resume.unwrap_or_else(|| RunState {
+            format: opts.format,
+            next_frame: 0,
+            frames: Vec::new(),
+            obstacle_frames: Vec::new(),
+            particles_start: solver.fluid.len(),
+            particle_steps: 0,
+            phases: Phases::default(),
+            counters: SearchStats::default(),
+            watch: Watch::new(scene.particles.radius),
+            fast_steps: 0,
+        }),
         solver,
         writer,
-        format: opts.format,
         frame_dt: 1.0 / scene.output.fps as f64,
-        next_frame: resume.as_ref().map_or(0, |r| r.next_frame),
-        phases: resume.as_ref().map_or_else(Phases::default, |r| r.phases),
-        counters: resume
-            .as_ref()
-            .map_or_else(SearchStats::default, |r| r.counters),
-        particle_steps: resume.as_ref().map_or(0, |r| r.particle_steps),
-        watch: resume
-            .as_ref()
-            .map_or_else(|| Watch::new(scene.particles.radius), |r| r.watch),
-        fast_steps: resume.as_ref().map_or(0, |r| r.fast_steps),
         checkpoints,
     };
-    if resume.is_none() {
+    if fresh {
         run.look();
         run.push_frame(0)?;
-        run.next_frame = 1;
+        run.book.next_frame = 1;
     }
     let todo = opts.steps.saturating_sub(run.solver.steps);
     let ended = step_loop(&mut run, todo, stop, progress).map_err(|e| match e {
@@ -412,9 +394,9 @@ pub fn run_scene(
             id,
             field,
             ..
-        } if opts.format != Format::None && run.next_frame > 0 => {
+        } if opts.format != Format::None && run.book.next_frame > 0 => {
             // Frames are written in order, whole or not at all (each through a rename).
-            let k = run.next_frame - 1;
+            let k = run.book.next_frame - 1;
             RunError::Diverged {
                 step,
                 time,
@@ -442,16 +424,16 @@ pub fn run_scene(
         Some(w) => {
             let t = Instant::now();
             let r = w.finish().map_err(RunError::Writer)?;
-            run.phases.output += t.elapsed().as_secs_f64();
+            run.book.phases.output += t.elapsed().as_secs_f64();
             r.0
         }
         None => 0,
     };
     let summary = RunSummary {
         scene: scene.name.clone(),
-        particles: run.particles_start,
+        particles: run.book.particles_start,
         particles_end: run.solver.fluid.len(),
-        particle_steps: run.particle_steps,
+        particle_steps: run.book.particle_steps,
         steps: run.solver.steps,
         steps_planned: opts.steps,
         interrupted: ended.interrupted,
@@ -460,11 +442,11 @@ pub fn run_scene(
         search: scene.search.mode,
         search_backend: run.solver.neighbor_search().backend(),
         cpu: crate::experiments::bench_search::cpu_name().to_string(),
-        phases: run.phases,
-        counters: run.counters,
+        phases: run.book.phases,
+        counters: run.book.counters,
         frames,
-        watch: run.watch,
-        fast_steps: run.fast_steps,
+        watch: run.book.watch,
+        fast_steps: run.book.fast_steps,
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

@@ -53,7 +53,7 @@ pub struct RunState {
     pub phases: Phases,
     pub counters: SearchStats,
     pub watch: Watch,
-    /// Steps with a particle crossing the kernel radius (`run::Ended::fast_steps`).
+    /// Steps with a particle crossing the kernel radius in one step.
     pub fast_steps: u64,
 }
 

@@ -78,6 +78,23 @@ pub fn write_frame(dir: &Path, frame: &Frame, format: Format) -> std::io::Result
     Ok(path)
 }
 
+/// The index of a frame or obstacle-surface file (`frame_00012.vtu` -> 12), of either format;
+/// `None` for any other name.
+fn frame_index(file: &str) -> Option<usize> {
+    file.strip_prefix("frame_")
+        .or_else(|| file.strip_prefix("obstacles_"))
+        .and_then(|rest| {
+            rest.strip_suffix(".vtu")
+                .or_else(|| rest.strip_suffix(".vtk"))
+        })
+        .and_then(|k| k.parse().ok())
+}
+
+/// Whether `file` is a temporary file of [`write_atomic`] left by a killed run.
+fn is_partial(file: &str) -> bool {
+    file.starts_with('.') && file.contains(".part")
+}
+
 /// Remove what an earlier run left in `dir` before a run of `name` writes there, whatever its
 /// format (`none` included) and whatever scene it was: frames and obstacle surfaces of either
 /// format, every series file that lists such frames (a `.pvd` or `.vtk.series` of another scene
@@ -96,9 +113,8 @@ pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
             continue;
         }
         let file = e.file_name().to_string_lossy().to_string();
-        let frame = (file.starts_with("frame_") || file.starts_with("obstacles_"))
-            && (file.ends_with(".vtu") || file.ends_with(".vtk"));
-        let partial = file.starts_with('.') && file.contains(".part");
+        let frame = frame_index(&file).is_some();
+        let partial = is_partial(&file);
         let series = (file.ends_with(".pvd") || file.ends_with(".vtk.series"))
             && (own_series.iter().flatten().any(|s| *s == file)
                 || std::fs::read_to_string(e.path())
@@ -125,16 +141,8 @@ pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
 pub fn clear_after_checkpoint(dir: &Path, next_frame: usize) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)?.flatten() {
         let file = e.file_name().to_string_lossy().to_string();
-        let index = file
-            .strip_prefix("frame_")
-            .or_else(|| file.strip_prefix("obstacles_"))
-            .and_then(|rest| {
-                rest.strip_suffix(".vtu")
-                    .or_else(|| rest.strip_suffix(".vtk"))
-            })
-            .and_then(|k| k.parse::<usize>().ok());
-        let later = index.is_some_and(|k| k >= next_frame);
-        let partial = file.starts_with('.') && file.contains(".part");
+        let later = frame_index(&file).is_some_and(|k| k >= next_frame);
+        let partial = is_partial(&file);
         if (later || partial) && e.file_type().is_ok_and(|t| t.is_file()) {
             std::fs::remove_file(e.path())?;
         }
