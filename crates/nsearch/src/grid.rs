@@ -94,6 +94,35 @@ impl Grid {
         &self.sorted_keys
     }
 
+    /// The most neighbor pairs a search on this grid (after a sort) can find: each particle
+    /// against every particle of its stencil. An upper bound, about 6 times the pairs within the
+    /// radius for uniform points and n² for n coincident ones: what a caller checks before it
+    /// lets the lists grow.
+    pub fn stencil_pairs(&self) -> u64 {
+        let spec = &self.spec;
+        let start = &self.cell_start;
+        let r = spec.cell_size.reach();
+        let [nx, ny, nz] = spec.dims;
+        let mut pairs = 0u64;
+        for key in 0..spec.num_cells() {
+            let n = (start[key + 1] - start[key]) as u64;
+            if n == 0 {
+                continue;
+            }
+            let [cx, cy, cz] = spec.coords_of(key);
+            let mut around = 0u64;
+            for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
+                for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
+                    let row = spec.key_of([0, y, z]);
+                    let (a, b) = (row + cx.saturating_sub(r), row + (cx + r).min(nx - 1));
+                    around += (start[b + 1] - start[a]) as u64;
+                }
+            }
+            pairs = pairs.saturating_add(n * around);
+        }
+        pairs
+    }
+
     /// `cell_start` (length cells + 1).
     pub fn cell_start(&self) -> &[u32] {
         &self.cell_start

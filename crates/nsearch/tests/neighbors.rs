@@ -343,3 +343,23 @@ fn rounding_at_cell_faces() {
     let (pr, _) = check_all(&points, spec);
     assert_eq!(pr.neighbors, 4, "each point has itself and the other");
 }
+
+#[test]
+fn stencil_pairs_bound_the_pairs_and_count_coincident_points_exactly() {
+    // The unpruned search tests every stencil particle once: its candidate count is the bound.
+    for cell in [CellSize::H, CellSize::Half] {
+        let pts = nsearch::points::jittered_lattice(12, 0.02, 0.004, true, 4);
+        let mut ns = NeighborSearch::new(spec_around(&pts, 0.045, cell), SearchMode::Unpruned);
+        ns.build(&pts);
+        let bound = ns.grid().stencil_pairs();
+        let stats = ns.search();
+        assert_eq!(bound, stats.candidates, "{cell:?}");
+        let brute = reference(&sorted_points(&ns), 0.045);
+        assert!(bound >= brute.iter().map(|l| l.len() as u64).sum::<u64>());
+    }
+    // n copies of one point: n² pairs.
+    let same = vec![Vec3A::splat(0.3); 500];
+    let mut ns = NeighborSearch::new(spec_around(&same, 0.1, CellSize::H), SearchMode::Unpruned);
+    ns.build(&same);
+    assert_eq!(ns.grid().stencil_pairs(), 500 * 500);
+}

@@ -30,35 +30,6 @@ pub enum BenchError {
     },
 }
 
-/// The most neighbor pairs a search on `grid` can find: each particle against every particle of
-/// its stencil (an upper bound, ~6x the pairs within h for uniform points; n² for n coincident
-/// points, which is what it guards against).
-fn stencil_pairs(grid: &nsearch::Grid) -> u64 {
-    let spec = grid.spec();
-    let start = grid.cell_start();
-    let r = spec.cell_size.reach();
-    let [nx, ny, nz] = spec.dims;
-    let count = |k: usize| (start[k + 1] - start[k]) as u64;
-    let mut pairs = 0u64;
-    for key in 0..spec.num_cells() {
-        let n = count(key);
-        if n == 0 {
-            continue;
-        }
-        let [cx, cy, cz] = spec.coords_of(key);
-        let mut around = 0u64;
-        for z in cz.saturating_sub(r)..=(cz + r).min(nz - 1) {
-            for y in cy.saturating_sub(r)..=(cy + r).min(ny - 1) {
-                let row = spec.key_of([0, y, z]);
-                let (a, b) = (row + cx.saturating_sub(r), row + (cx + r).min(nx - 1));
-                around += (start[b + 1] - start[a]) as u64;
-            }
-        }
-        pairs = pairs.saturating_add(n * around);
-    }
-    pairs
-}
-
 /// What one mode measured.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ModeReport {
@@ -166,7 +137,7 @@ pub fn bench_search(
     let mut stats = [SearchStats::default(); 2];
     // Both modes hold their lists: refuse what cannot fit before searching.
     ns[0].build(points);
-    let pairs = stencil_pairs(ns[0].grid());
+    let pairs = ns[0].grid().stencil_pairs();
     let need = pairs.saturating_mul(2 * 4);
     if let Some(available) = crate::io::summary::available_memory_bytes()
         && need > available
