@@ -221,9 +221,18 @@ fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
         .collect();
     names.sort();
     let mut want: Vec<String> = (0..due).map(|k| format!("frame_{k:05}.vtu")).collect();
-    want.extend(["dam_break_small.pvd".into(), "summary.json".into()]);
+    want.extend([
+        "dam_break_small.pvd".into(),
+        "summary.json".into(),
+        "energy.csv".into(),
+    ]);
     want.sort();
     assert_eq!(names, want, "files left in the output folder");
+    // One whole row per frame time, and the last look at the end if it fell between frames.
+    let csv = std::fs::read_to_string(out.join("energy.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!((due..=due + 1).contains(&rows.len()), "{} rows", rows.len());
+    assert!(rows.iter().all(|r| r.split(',').count() == 10), "{csv}");
     let pvd = std::fs::read_to_string(out.join("dam_break_small.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), due);
     for k in 0..due {

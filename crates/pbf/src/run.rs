@@ -197,6 +197,9 @@ pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
         .max(0.0) as u64
 }
 
+/// The per-frame measures' file in the output folder (see [`crate::io::energy`]).
+pub const ENERGY_CSV: &str = "energy.csv";
+
 /// How to run a scene.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -229,6 +232,8 @@ struct SceneRun<'a> {
     /// included; saved as it is in a checkpoint (its series lists are the writer's).
     book: RunState,
     checkpoints: Option<Checkpoints>,
+    /// The output folder.
+    dir: PathBuf,
 }
 
 /// Where and how often a run saves its state.
@@ -277,11 +282,26 @@ impl SceneRun<'_> {
     }
 
     /// Look at the state (at every frame time, written or not).
-    fn look(&mut self) {
+    fn look(&mut self) -> Result<(), RunError> {
+        let t = Instant::now();
         let (tank, obstacles) = self.solver.clearance();
-        self.book
-            .watch
-            .add(tank, obstacles, self.solver.max_speed());
+        let m = self.solver.measures();
+        self.book.watch.add(tank, obstacles, m.speed_max);
+        if self.book.measures.last().is_some_and(|l| l.time == m.time) {
+            return Ok(()); // the end of a run that stopped on a frame time
+        }
+        self.book.measures.push(m);
+        self.write_energy()?;
+        self.book.phases.output += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// `energy.csv` with the rows so far (rewritten whole, through a rename).
+    fn write_energy(&self) -> Result<(), RunError> {
+        let path = self.dir.join(ENERGY_CSV);
+        let text = crate::io::energy::csv_text(&self.book.measures);
+        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
+            .map_err(|source| RunError::Io { path, source })
     }
 
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
@@ -309,6 +329,7 @@ impl Stepper for SceneRun<'_> {
         if self.solver.steps > before {
             self.book.particle_steps += n;
             self.book.phases.add(&t);
+            self.book.solve.add(t.solve);
             self.book.counters += st;
         }
         Ok(())
@@ -320,7 +341,7 @@ impl Stepper for SceneRun<'_> {
 
     fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
         if self.solver.time + 1e-9 >= self.book.next_frame as f64 * self.frame_dt {
-            self.look();
+            self.look()?;
             self.push_frame(self.book.next_frame)?;
             self.book.next_frame += 1;
         }
@@ -375,14 +396,20 @@ pub fn run_scene(
             counters: SearchStats::default(),
             watch: Watch::new(scene.particles.radius),
             fast_steps: 0,
+            measures: Vec::new(),
+            solve: Default::default(),
         }),
         solver,
         writer,
         frame_dt: 1.0 / scene.output.fps as f64,
         checkpoints,
+        dir: opts.dir.clone(),
     };
+    if !fresh {
+        run.write_energy()?; // the checkpoint's rows: none from after it
+    }
     if fresh {
-        run.look();
+        run.look()?;
         run.push_frame(0)?;
         run.book.next_frame = 1;
     }
@@ -419,7 +446,7 @@ pub fn run_scene(
     {
         run.checkpoint()?;
     }
-    run.look();
+    run.look()?;
     let frames = match run.writer.take() {
         Some(w) => {
             let t = Instant::now();
@@ -447,6 +474,8 @@ pub fn run_scene(
         frames,
         watch: run.book.watch,
         fast_steps: run.book.fast_steps,
+        solve: run.book.solve,
+        omega: scene.omega(),
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

@@ -100,6 +100,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         if show {
             print!("{}", s.phases.table(s.steps));
             println!("{}", s.counters_line());
+            println!("{}", s.solve_line());
             println!("{}", s.watch.line());
             if s.fast_steps > 0 {
                 println!(

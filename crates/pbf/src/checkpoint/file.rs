@@ -261,6 +261,24 @@ mod tests {
                 counters: Default::default(),
                 watch: Watch::new(0.01),
                 fast_steps: 2,
+                measures: vec![crate::io::energy::Measures {
+                    time: 0.1,
+                    particles: 900,
+                    kinetic: 1.0 / 3.0,
+                    potential: 2.0 / 7.0,
+                    density_error_pct: 0.125,
+                    density_max: 1001.5,
+                    speed_mean: 0.2,
+                    speed_max: 0.7,
+                    top: 0.3,
+                }],
+                solve: crate::pressure::SolveTally {
+                    solves: 3,
+                    iterations: 9,
+                    iterations_max: 3,
+                    error_sum: 0.1 / 3.0,
+                    error_max: 0.02,
+                },
             },
         }
     }

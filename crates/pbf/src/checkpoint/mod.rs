@@ -55,6 +55,12 @@ pub struct RunState {
     pub watch: Watch,
     /// Steps with a particle crossing the kernel radius in one step.
     pub fast_steps: u64,
+    /// The rows of `energy.csv` so far (one per frame time).
+    #[serde(default)]
+    pub measures: Vec<crate::io::energy::Measures>,
+    /// The density solves so far.
+    #[serde(default)]
+    pub solve: crate::pressure::SolveTally,
 }
 
 /// A checkpoint: the scene it belongs to (its key, see [`scene_key`]), the solver's state and

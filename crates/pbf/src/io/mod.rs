@@ -1,13 +1,15 @@
 //! Output for ParaView and splashsurf, and point files for the search bench.
 //!
 //! Owns: the frame formats ([`frame`]), the series files ([`series`]), atomic writes and frame
-//! file names ([`files`]), the background writer ([`writer`]), the run summary ([`summary`]) and
+//! file names ([`files`]), the background writer ([`writer`]), the run summary ([`summary`]), the per-frame measures
+//! ([`energy`]) and
 //! point files ([`points`]). Does not touch: the solver.
 //!
 //! Every file is written under a temporary name in the same folder and renamed into place, so an
 //! interrupted run leaves only whole frames, and a series file that lists exactly the frames on
 //! disk.
 
+pub mod energy;
 pub mod files;
 pub mod frame;
 pub mod points;

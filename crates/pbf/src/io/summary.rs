@@ -171,6 +171,10 @@ pub struct RunSummary {
     pub watch: Watch,
     /// Steps with a particle crossing the kernel radius in one step.
     pub fast_steps: u64,
+    /// The density solves: iterations and the error reached.
+    pub solve: crate::pressure::SolveTally,
+    /// The density solve's under-relaxation ω.
+    pub omega: f32,
 }
 
 impl RunSummary {
@@ -206,9 +210,29 @@ impl RunSummary {
             "frames": self.frames,
             "watch": self.watch.json(),
             "fast_steps": self.fast_steps,
+            "density_solve": {
+                "omega": self.omega,
+                "iterations_mean": self.solve.iterations_mean(),
+                "iterations_max": self.solve.iterations_max,
+                "density_error_mean_pct": self.solve.error_mean_pct(),
+                "density_error_max_pct": 100.0 * self.solve.error_max,
+            },
             "peak_rss_bytes": peak_rss_bytes(),
         });
         serde_json::to_string_pretty(&json).expect("a JSON value serializes")
+    }
+
+    /// The density solves, as the run's closing lines print them.
+    pub fn solve_line(&self) -> String {
+        let t = &self.solve;
+        format!(
+            "density solve: {:.2} iterations per step (most {}), omega {:.3}, mean density excess reached {:.3}% (worst step {:.3}%)",
+            t.iterations_mean(),
+            t.iterations_max,
+            self.omega,
+            t.error_mean_pct(),
+            100.0 * t.error_max
+        )
     }
 
     /// The search counters per step, as the run's closing line prints them.

@@ -45,4 +45,48 @@ pub trait DensitySolver: Send + Sync {
         density: &mut [f32],
         scratch: &mut Scratch,
     ) -> bool;
+
+    /// What the last whole solve did.
+    fn last_solve(&self) -> SolveStats;
+}
+
+/// One solve: the corrections it applied, and the mean density excess
+/// `mean_i max(ρ_i/ρ0 − 1, 0)` it measured last (before its last correction when the count is
+/// fixed; after it, the error it stopped on, when the error is controlled).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    pub iterations: u32,
+    pub density_error: f64,
+}
+
+/// The solves of a run: iterations per step (mean, largest) and the density error they
+/// reached (mean, largest), for the summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SolveTally {
+    pub solves: u64,
+    pub iterations: u64,
+    pub iterations_max: u32,
+    pub error_sum: f64,
+    pub error_max: f64,
+}
+
+impl SolveTally {
+    /// Fold in one solve.
+    pub fn add(&mut self, s: SolveStats) {
+        self.solves += 1;
+        self.iterations += s.iterations as u64;
+        self.iterations_max = self.iterations_max.max(s.iterations);
+        self.error_sum += s.density_error;
+        self.error_max = self.error_max.max(s.density_error);
+    }
+
+    /// Mean iterations per solve.
+    pub fn iterations_mean(&self) -> f64 {
+        self.iterations as f64 / self.solves.max(1) as f64
+    }
+
+    /// Mean density error reached, in percent.
+    pub fn error_mean_pct(&self) -> f64 {
+        100.0 * self.error_sum / self.solves.max(1) as f64
+    }
 }

@@ -5,7 +5,8 @@
 //! `s_corr`, and the scratch of λ and the wall gradients. Does not touch: velocities, forces,
 //! or the step's order.
 //!
-//! `iterations` times:
+//! Each iteration (a fixed count, or from min to max until the mean density excess
+//! `mean_i max(ρ_i/ρ0 − 1, 0)` is at most the error asked for, measured in the density pass):
 //! - density `ρ_i = Σ_j m W(p_i − p_j) + ρ_wall(p_i)` (poly6, self included);
 //! - `C_i = max(ρ_i / ρ0 − 1, 0)` (one-sided, so the free surface is not pulled together);
 //! - `λ_i = −C_i / (Σ_k |∇_k C_i|² + ε)` with `∇_j C_i = −(m/ρ0) ∇W_ij` for `j ≠ i`
@@ -17,24 +18,47 @@
 //!   of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
 //!   Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
 //!   50 times the pressure term here and blows the free surface apart.);
-//! - `p = project(p + Δp)` (the walls in the same pass, the solids in one of their own).
+//! - `p = project(p + ω Δp)` (the walls in the same pass, the solids in one of their own).
+//!
+//! ω under-relaxes the Jacobi iteration. Each particle sums the corrections of all its
+//! neighbors' constraints, each computed as if it were alone, so some patterns of λ are
+//! corrected several times over: inside the rest lattice, one iteration multiplies the error
+//! of the pattern `e^{ik·x}` by `1 − ω |S(k)|² / D` (`sph::lattice::jacobi_gain`), whose
+//! largest gain is 2.8 at h = 4r and 5.1 at 5.4r. With ω = 1 such patterns grow (factor −1.8,
+//! −4.1; the one-sided clamp halves the overshoot, which is why 4r only rings while 5.4r blows
+//! up). `pbf.omega = "auto"` sets `ω a_max = 1.5`.
 
 use super::correction::{Correction, correction, density_and_gradients};
-use super::{DensityInput, DensitySolver};
+use super::{DensityInput, DensitySolver, SolveStats};
 use crate::par::{CHUNK, Scratch, par_gather};
 use crate::sph::Kernels;
 use glam::{Vec3A, Vec4};
 use rayon::prelude::*;
 
+/// How many constraint iterations a solve does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IterationCount {
+    /// Always this many.
+    Fixed(u32),
+    /// From `min` to `max`, stopping as soon as the mean density excess is at most
+    /// `max_error` (a fraction of ρ0), in the manner of SPlisHSPlasH.
+    Controlled { min: u32, max: u32, max_error: f32 },
+}
+
 /// PBF's constraint iterations and their scratch (reused every step).
 pub struct PbfConstraints {
-    iterations: u32,
+    count: IterationCount,
+    /// The under-relaxation ω of each iteration's correction (see `sph::lattice::jacobi_gain`).
+    omega: f32,
     /// `ε = relaxation · S0`.
     eps: f32,
     correction: Correction,
     lambda: Vec<f32>,
     /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
     wall_grad: Vec<Vec3A>,
+    /// Each chunk's sum of `max(ρ/ρ0 − 1, 0)`, summed in chunk order (thread-count free).
+    chunk_excess: Vec<f64>,
+    last: SolveStats,
 }
 
 /// The artificial pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`.
@@ -49,11 +73,13 @@ pub struct ArtificialPressure {
 }
 
 impl PbfConstraints {
-    /// `iterations` Jacobi iterations per step with the constraint relaxation `relaxation` (a
-    /// fraction of S0) and the artificial pressure `s_corr`, for kernels `k`; `s0` is the rest
-    /// lattice's `Σ_j |∇_j C_i|²` (see the module docs).
+    /// Jacobi iterations (`count` of them) whose corrections are scaled by `omega`, with the
+    /// constraint relaxation `relaxation` (a fraction of S0) and the artificial pressure
+    /// `s_corr`, for kernels `k`; `s0` is the rest lattice's `Σ_j |∇_j C_i|²` (see the module
+    /// docs).
     pub fn new(
-        iterations: u32,
+        count: IterationCount,
+        omega: f32,
         relaxation: f32,
         s_corr: ArtificialPressure,
         k: &Kernels,
@@ -63,7 +89,8 @@ impl PbfConstraints {
         let w_dq = k.poly6((s_corr.dq * k.h).powi(2));
         let scorr_n = s_corr.n;
         PbfConstraints {
-            iterations,
+            count,
+            omega,
             eps: relaxation * s0,
             correction: Correction {
                 scorr_k: s_corr.k / s0,
@@ -76,6 +103,8 @@ impl PbfConstraints {
             },
             lambda: Vec::new(),
             wall_grad: Vec::new(),
+            chunk_excess: Vec::new(),
+            last: SolveStats::default(),
         }
     }
 }
@@ -104,6 +133,7 @@ impl DensitySolver for PbfConstraints {
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
+        self.chunk_excess.resize(n.div_ceil(CHUNK), 0.0);
         let Scratch {
             v3: tmp,
             v4: pl,
@@ -112,7 +142,8 @@ impl DensitySolver for PbfConstraints {
         pl.resize(n, Vec4::ZERO);
         tmp.resize(n, Vec3A::ZERO);
         let params = &self.correction;
-        for _ in 0..self.iterations {
+        let mut done = 0u32;
+        loop {
             if input
                 .stop
                 .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
@@ -129,8 +160,10 @@ impl DensitySolver for PbfConstraints {
                 .zip(self.lambda.par_chunks_mut(CHUNK))
                 .zip(self.wall_grad.par_chunks_mut(CHUNK))
                 .zip(pl.par_chunks_mut(CHUNK))
+                .zip(self.chunk_excess.par_iter_mut())
                 .enumerate()
-                .for_each(|(b, (((rho, lambda), wall_grad), pl))| {
+                .for_each(|(b, ((((rho, lambda), wall_grad), pl), excess))| {
+                    let mut e = 0.0f64;
                     for o in 0..rho.len() {
                         let i = b * CHUNK + o;
                         let (sum_w, sum_g, sum_g2) =
@@ -141,24 +174,53 @@ impl DensitySolver for PbfConstraints {
                         let grad_i = (vol * cg) * sum_g + grad_w / rho0;
                         rho[o] = d;
                         let c = (d / rho0 - 1.0).max(0.0);
+                        e += c as f64;
                         let g2 = (vol * cg) * (vol * cg) * sum_g2;
                         lambda[o] = -c / (g2 + grad_i.length_squared() + eps);
                         // With λ in w: the correction reads both of a neighbor in one load.
                         pl[o] = pp[i].extend(lambda[o]);
                     }
+                    *excess = e;
                 });
+            let error = self.chunk_excess.iter().sum::<f64>() / n.max(1) as f64;
+            self.last = SolveStats {
+                iterations: done,
+                density_error: error,
+            };
+            let more = match self.count {
+                IterationCount::Fixed(k) => done < k,
+                IterationCount::Controlled {
+                    min,
+                    max,
+                    max_error,
+                } => done < max && (done < min || error > max_error as f64),
+            };
+            if !more {
+                break;
+            }
 
             // Δp, then the new positions into tmp.
             let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
             let pl = &*pl;
+            let omega = self.omega;
             par_gather(tmp, |i| {
                 let dp = correction(lists.neighbors(i), i, pl, &k, params);
                 let li = lambda[i];
-                colliders.project_walls(pp[i] + (vol * cg) * dp + (li / rho0) * wall_grad[i])
+                colliders
+                    .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))
             });
             colliders.project_solids(tmp);
             std::mem::swap(p, tmp);
+            done += 1;
+            self.last.iterations = done;
+            if self.count == IterationCount::Fixed(done) {
+                break; // no density pass after the last correction: it would go unused
+            }
         }
         true
+    }
+
+    fn last_solve(&self) -> SolveStats {
+        self.last
     }
 }

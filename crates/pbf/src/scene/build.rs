@@ -12,7 +12,7 @@ use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
 use crate::inflow::Inflow;
 use crate::particles::Fluid;
-use crate::pressure::pbf::{ArtificialPressure, PbfConstraints};
+use crate::pressure::pbf::{ArtificialPressure, IterationCount, PbfConstraints};
 use crate::solver::{Solver, SolverParts};
 use crate::sph::Kernels;
 use crate::sph::lattice::rest_lattice;
@@ -54,7 +54,16 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         n: q.scorr_n,
         dq: q.scorr_dq,
     };
-    let density_solver = PbfConstraints::new(q.iterations, q.relaxation, s_corr, &kernels, s0);
+    let count = match q.max_density_error {
+        None => IterationCount::Fixed(q.iterations),
+        Some(e) => IterationCount::Controlled {
+            min: q.min_iterations,
+            max: q.max_iterations,
+            max_error: e / 100.0,
+        },
+    };
+    let density_solver =
+        PbfConstraints::new(count, scene.omega(), q.relaxation, s_corr, &kernels, s0);
     let (vorticity, xsph) = (VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph));
     let st = &scene.surface_tension;
     let forces: Box<dyn crate::forces::ForceSet> = match st.method {

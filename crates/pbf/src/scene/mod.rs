@@ -19,6 +19,12 @@ pub mod validate;
 
 pub use schema::*;
 
+/// The gain `ω a_max` that `pbf.omega = "auto"` aims at: a Jacobi iteration multiplies the
+/// error of the pattern it overshoots most by `1 − ω a_max = −0.5`, so every pattern's error
+/// shrinks, at least by half for those it overshoots. With ω = 1 that factor is −1.8 at
+/// h = 4r and −4.1 at 5.4r: the fluid rings, and at 5.4r it blows up (docs/results.md).
+pub const OMEGA_GAIN: f32 = 1.5;
+
 use overrides::apply_override;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -144,6 +150,20 @@ impl Scene {
     /// Lattice spacing 2r.
     pub fn spacing(&self) -> f32 {
         2.0 * self.particles.radius
+    }
+
+    /// The density solve's under-relaxation ω: `pbf.omega`, or for `"auto"`
+    /// `min(1, OMEGA_GAIN / a_max)`, `a_max` the largest gain of a Jacobi iteration on this
+    /// scene's rest lattice ([`crate::sph::lattice::jacobi_gain`]).
+    pub fn omega(&self) -> f32 {
+        match self.pbf.omega {
+            Omega::Value(w) => w,
+            Omega::Auto => {
+                let k = crate::sph::Kernels::new(self.kernel_radius());
+                let gain = crate::sph::lattice::jacobi_gain(&k, self.spacing());
+                (OMEGA_GAIN / gain).min(1.0)
+            }
+        }
     }
 
     /// Doubts about a valid scene, for the user to read (empty when there are none).

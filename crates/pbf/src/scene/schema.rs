@@ -199,8 +199,20 @@ pub struct Time {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PbfParams {
-    /// Constraint iterations per step (default 3).
+    /// Constraint iterations per step (default 3), unless `max_density_error` is set.
     pub iterations: u32,
+    /// Iterate until the mean density excess is at most this, in percent of ρ0 (SPlisHSPlasH's
+    /// `maxError`), between `min_iterations` and `max_iterations`; unset (the default): a fixed
+    /// `iterations`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_density_error: Option<f32>,
+    /// With `max_density_error`: the fewest iterations (default 2).
+    pub min_iterations: u32,
+    /// With `max_density_error`: the most iterations (default 100).
+    pub max_iterations: u32,
+    /// Under-relaxation of each iteration's correction: `"auto"` (the default, from the rest
+    /// lattice, see the solver docs) or a number in (0, 1].
+    pub omega: Omega,
     /// Constraint relaxation: ε = relaxation · S0 is added to the λ denominator, S0 being that
     /// denominator for a particle at rest inside the fluid (default 1e-3; see the solver docs).
     pub relaxation: f32,
@@ -221,6 +233,10 @@ impl Default for PbfParams {
     fn default() -> Self {
         PbfParams {
             iterations: 3,
+            max_density_error: None,
+            min_iterations: 2,
+            max_iterations: 100,
+            omega: Omega::Auto,
             relaxation: 1e-3,
             scorr_k: 0.01,
             scorr_n: 4,
@@ -228,6 +244,50 @@ impl Default for PbfParams {
             vorticity: 0.01,
             xsph: 0.01,
         }
+    }
+}
+
+/// `pbf.omega`: `"auto"` or a number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Omega {
+    Auto,
+    Value(f32),
+}
+
+impl Serialize for Omega {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Omega::Auto => s.serialize_str("auto"),
+            Omega::Value(w) => s.serialize_f32(*w),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Omega {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Omega;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"auto\" or a number in (0, 1]")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Omega, E> {
+                match v {
+                    "auto" => Ok(Omega::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Omega, E> {
+                Ok(Omega::Value(v as f32))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Omega, E> {
+                Ok(Omega::Value(v as f32))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Omega, E> {
+                Ok(Omega::Value(v as f32))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

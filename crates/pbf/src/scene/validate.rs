@@ -134,6 +134,34 @@ impl Scene {
         if q.iterations == 0 {
             return bad("pbf.iterations", "must be at least 1".into());
         }
+        if let Some(e) = q.max_density_error
+            && !(e.is_finite() && e > 0.0)
+        {
+            return bad(
+                "pbf.max_density_error",
+                format!("must be a positive percentage, got {e}"),
+            );
+        }
+        if q.max_iterations == 0 {
+            return bad("pbf.max_iterations", "must be at least 1".into());
+        }
+        if q.min_iterations > q.max_iterations {
+            return bad(
+                "pbf.min_iterations",
+                format!(
+                    "must be at most pbf.max_iterations ({}), got {}",
+                    q.max_iterations, q.min_iterations
+                ),
+            );
+        }
+        if let super::Omega::Value(w) = q.omega
+            && !(w.is_finite() && w > 0.0 && w <= 1.0)
+        {
+            return bad(
+                "pbf.omega",
+                format!("must be \"auto\" or a number in (0, 1], got {w}"),
+            );
+        }
         for (name, v) in [
             ("pbf.relaxation", q.relaxation),
             ("pbf.scorr_k", q.scorr_k),

@@ -28,6 +28,7 @@
 //! neighbors in a fixed order), so results are bit-identical for any thread count.
 
 mod compare;
+mod measures;
 
 pub use compare::{CompareStep, ModeStep};
 
@@ -61,6 +62,9 @@ pub struct StepTimes {
     /// Of the behavior: the forces' passes of their own (surface tension's normals); 0 without.
     pub surface_normals: f64,
     pub step: f64,
+    /// The density solve's iterations and the density error it reached (not a time).
+    #[serde(skip)]
+    pub solve: crate::pressure::SolveStats,
 }
 
 /// What a solver is made of (see [`Solver::from_parts`]; a scene builds them in
@@ -241,6 +245,7 @@ impl Solver {
             collisions: self.colliders.take_time(),
             surface_normals: self.forces.take_time(),
             step: t_step.elapsed().as_secs_f64(),
+            solve: self.density_solver.last_solve(),
         };
         (times, stats)
     }
