@@ -35,7 +35,8 @@ fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let keep = name.starts_with("frame_")
                 || name.starts_with("obstacles_")
                 || name.ends_with(".pvd")
-                || name.ends_with(".series");
+                || name.ends_with(".series")
+                || name == "energy.csv";
             keep.then(|| (name, std::fs::read(e.path()).unwrap()))
         })
         .collect()

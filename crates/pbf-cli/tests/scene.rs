@@ -434,3 +434,56 @@ fn check_prints_the_summary() {
     assert!(text.contains("particles   117649"), "{text}");
     assert!(text.contains("100 x 75 x 38"), "{text}");
 }
+
+/// Issue 18's defect 12: a block's particles hold its volume. Each particle stands for a cube
+/// of side 2r, so along each axis the lattice covers the block's side within half a spacing,
+/// and a block against a wall has its outer layer r from it (where the wall keeps particles).
+/// Before the fix, Martin & Moyce's column (a = 0.2 m) held 6,669 particles: 17% short.
+#[test]
+fn a_block_holds_its_volume_within_half_a_layer() {
+    let s = Scene::load(&root().join("configs/martin_moyce.toml"), &[]).unwrap();
+    let (r, b) = (s.particles.radius, &s.fluid[0]);
+    let pts = s.sample_fluid();
+    let cell = (2.0 * r as f64).powi(3);
+    let volume: f64 = (0..3).map(|a| (b.max[a] - b.min[a]) as f64).product();
+    let held = pts.len() as f64 * cell;
+    assert!(
+        (held / volume - 1.0).abs() < 0.01,
+        "{} particles hold {held} m³ of the column's {volume}",
+        pts.len()
+    );
+    // Against the tank's walls (x = 0, the floor, both sides): the outer layers r from them.
+    let lo = |a: usize| pts.iter().map(|p| p[a]).fold(f32::MAX, f32::min);
+    let hi = |a: usize| pts.iter().map(|p| p[a]).fold(f32::MIN, f32::max);
+    for a in 0..3 {
+        assert!((lo(a) - (b.min[a] + r)).abs() < 1e-5, "axis {a}: {}", lo(a));
+        assert!((hi(a) - (b.max[a] - r)).abs() < 1e-5, "axis {a}: {}", hi(a));
+    }
+    // Sides that are not whole spacings, as users write them: within half a spacing per axis.
+    let tmp = tempfile::tempdir().unwrap();
+    for (size, radius) in [([0.37, 0.23, 0.51], 0.01), ([1.0, 0.05, 0.333], 0.007)] {
+        let text = format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [2.0, 2.0, 2.0]\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [{}, {}, {}]\n[particles]\nradius = {radius}\n[time]\ndt = 0.001\nend = 0.1\n",
+            size[0], size[1], size[2]
+        );
+        let s = Scene::load(&write(tmp.path(), "block.toml", &text), &[]).unwrap();
+        let pts = s.sample_fluid();
+        let sp = 2.0 * radius;
+        let mut n = [0usize; 3];
+        for (a, k) in n.iter_mut().enumerate() {
+            let mut v: Vec<i64> = pts
+                .iter()
+                .map(|p| (p[a] / sp as f32).floor() as i64)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            *k = v.len();
+            assert!(
+                (*k as f64 * sp - size[a]).abs() <= 0.5 * sp + 1e-9,
+                "side {} m at r = {radius}: {k} layers",
+                size[a]
+            );
+        }
+        assert_eq!(pts.len(), n.iter().product::<usize>());
+    }
+}

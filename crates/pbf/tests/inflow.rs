@@ -185,7 +185,7 @@ fn a_timed_block_appears_at_its_start_with_its_velocity() {
     let scene = scene_from(JET, &[]);
     let mut s = Solver::new(&scene).unwrap();
     let block = scene.block_sites(1);
-    assert_eq!(block.len(), 7 * 7 * 7);
+    assert_eq!(block.len(), 8 * 8 * 8); // a 0.2 m cube holds (0.2 / 2r)³ particles
     let in_block = |p: &Vec3A| p.x > 0.55 && p.z > 0.05 && p.z < 0.35 && p.y > 0.7;
     while s.time < 0.3 - 1e-9 {
         assert_eq!(s.fluid.x.iter().filter(|p| in_block(p)).count(), 0);

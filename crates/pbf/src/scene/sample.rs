@@ -7,11 +7,12 @@ use super::Scene;
 use glam::Vec3A;
 
 impl Scene {
-    /// The fluid particles: each block filled on a lattice of spacing s = 2r, `ceil(L / s) - 1`
-    /// per axis for a block of side L, centered in the block (as SPlisHSPlasH fills its blocks:
-    /// 49³ = 117,649 for the 1 m cube at r = 0.01, 0.02 m inside each face), so particle
-    /// counts and positions match the peer's, and a block symmetric about a plane gives a
-    /// lattice symmetric about it. Deterministic order (block, z, y, x). Sites closer than r to
+    /// The fluid particles: each block filled on a lattice of spacing s = 2r, centered in the
+    /// block (a block symmetric about a plane gives a lattice symmetric about it), with
+    /// `round(L / s)` sites per axis for a block of side L (`particles.fill = "volume"`: the
+    /// particles hold the block's volume, the outer layer r inside each face), or
+    /// `ceil(L / s) - 1` (`"splishsplash"`, as the peer fills its blocks: 49³ = 117,649 for the
+    /// 1 m cube at r = 0.01, 0.02 m inside each face, so counts and positions match its). Deterministic order (block, z, y, x). Sites closer than r to
     /// an obstacle (where it is at the block's start), or inside it, get no particle. Only the
     /// blocks there at time 0 (`start` 0); see [`block_sites`](Self::block_sites) for the others.
     pub fn sample_fluid(&self) -> Vec<Vec3A> {
@@ -66,7 +67,11 @@ impl Scene {
         let mut pts = Vec::new();
         for b in blocks {
             let n: [usize; 3] = std::array::from_fn(|a| {
-                (((b.max[a] - b.min[a]) / s - 1e-4).ceil() as usize).max(2) - 1
+                let cells = (b.max[a] - b.min[a]) / s;
+                match self.particles.fill {
+                    super::Fill::Volume => (cells.round() as usize).max(1),
+                    super::Fill::Splishsplash => ((cells - 1e-4).ceil() as usize).max(2) - 1,
+                }
             });
             // The lattice spans (n - 1) s; center it in the block.
             let first: [f32; 3] = std::array::from_fn(|a| {

@@ -169,6 +169,23 @@ pub struct Particles {
     /// Rest density in kg/m³ (default 1000).
     #[serde(default = "default_rest_density")]
     pub rest_density: f32,
+    /// How a fluid block is filled (default `volume`).
+    #[serde(default)]
+    pub fill: Fill,
+}
+
+/// `particles.fill`: how many lattice sites a block of side L gets along each axis.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Fill {
+    /// `round(L / 2r)`: each particle stands for a cube of side 2r, so the particles hold the
+    /// block's volume, and a block against a wall has its outer layer r from it, where the
+    /// wall keeps particles: water filling a tank is at rest from the start.
+    #[default]
+    Volume,
+    /// `ceil(L / 2r) − 1`, as SPlisHSPlasH fills its blocks (49³ for a 1 m cube at r = 0.01):
+    /// one layer fewer, 2r inside each face. For particle counts equal to the peer's.
+    Splishsplash,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
