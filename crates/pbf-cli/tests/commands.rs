@@ -225,6 +225,7 @@ fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
         "dam_break_small.pvd".into(),
         "summary.json".into(),
         "energy.csv".into(),
+        "energy.svg".into(),
     ]);
     want.sort();
     assert_eq!(names, want, "files left in the output folder");

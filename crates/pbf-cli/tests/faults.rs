@@ -435,7 +435,11 @@ fn a_run_replaces_the_earlier_output_whatever_its_format_or_scene() {
     ]));
     assert_eq!(code, Some(0), "{text}");
     let left: Vec<String> = snapshot(&out).into_keys().collect();
-    assert_eq!(left, ["energy.csv", "summary.json"], "{left:?}");
+    assert_eq!(
+        left,
+        ["energy.csv", "energy.svg", "summary.json"],
+        "{left:?}"
+    );
     // Fixed: another scene into the same folder left the first scene's series file, listing
     // frames that are now the second scene's.
     let out = earlier_run(tmp.path(), "out2");

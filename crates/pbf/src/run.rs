@@ -199,6 +199,8 @@ pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
 
 /// The per-frame measures' file in the output folder (see [`crate::io::energy`]).
 pub const ENERGY_CSV: &str = "energy.csv";
+/// Its chart, written at the end of a run.
+pub const ENERGY_SVG: &str = "energy.svg";
 
 /// How to run a scene.
 #[derive(Clone, Debug)]
@@ -456,6 +458,13 @@ pub fn run_scene(
         }
         None => 0,
     };
+    let chart = run.dir.join(ENERGY_SVG);
+    if let Ok(svg) = crate::io::energy::chart_svg(&scene.name, &run.book.measures) {
+        write_atomic(&chart, |tmp| std::fs::write(tmp, &svg)).map_err(|source| RunError::Io {
+            path: chart.clone(),
+            source,
+        })?;
+    }
     let summary = RunSummary {
         scene: scene.name.clone(),
         particles: run.book.particles_start,

@@ -49,3 +49,42 @@ pub fn csv_text(rows: &[Measures]) -> String {
     }
     s
 }
+
+/// `energy.svg`: the energies, the density error and the fastest particle against time, for
+/// `rows` of the run named `name`.
+pub fn chart_svg(name: &str, rows: &[Measures]) -> Result<String, String> {
+    use crate::experiments::report::{Panel, Series, chart, color};
+    let pts = |f: &dyn Fn(&Measures) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().map(|r| (r.time, f(r))).collect()
+    };
+    let mut energy = Panel::new(
+        format!("{name}: the fluid's energy (potential above the tank's lowest corner)"),
+        "time [s]",
+        "energy [J]",
+    );
+    energy.series = vec![
+        Series::line("mechanical", pts(&|r| r.kinetic + r.potential), color(0)),
+        Series::line("potential", pts(&|r| r.potential), color(1)),
+        Series::line("kinetic", pts(&|r| r.kinetic), color(2)),
+    ];
+    let mut density = Panel::new(
+        "mean density excess over the rest density",
+        "time [s]",
+        "density error [%]",
+    );
+    density.series = vec![Series::line(
+        "mean of max(rho / rho0 - 1, 0)",
+        pts(&|r| r.density_error_pct),
+        color(3),
+    )];
+    let mut speed = Panel::new("particle speeds", "time [s]", "speed [m/s]");
+    speed.series = vec![
+        Series::line("fastest", pts(&|r| r.speed_max as f64), color(4)),
+        Series::line("mean", pts(&|r| r.speed_mean), color(5)),
+    ];
+    chart(
+        &[energy.fit(0.1), density.fit(0.1), speed.fit(0.1)],
+        900,
+        360,
+    )
+}
