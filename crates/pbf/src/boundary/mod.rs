@@ -33,6 +33,11 @@ pub trait Collider: Send + Sync {
     fn project(&self, p: Vec3A) -> Vec3A;
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
+    /// The adhesion acceleration per unit β at `p` (Akinci et al. 2013: toward the surface,
+    /// see [`WallTable::adhesion`]); none by default.
+    fn adhesion(&self, _p: Vec3A) -> Vec3A {
+        Vec3A::ZERO
+    }
     /// The signed distance from `p` to the solid's surface, positive on the fluid's side (for
     /// the run's watch of how close particles come; not used by the step).
     fn clearance(&self, p: Vec3A) -> f32;
@@ -226,6 +231,37 @@ impl ColliderSet {
             Some(s) => (r + s.w, g + Vec3A::from(s.truncate())),
             None => (r, g),
         }
+    }
+
+    /// Add `dt β a(p_i)` to every velocity, `a` the adhesion acceleration per unit β of all
+    /// colliders at the particle's position (a gather; the solids' part timed as collision
+    /// handling).
+    pub fn add_adhesion(&self, p: &[Vec3A], v: &mut [Vec3A], dt_beta: f32) {
+        v.par_chunks_mut(CHUNK)
+            .zip(p.par_chunks(CHUNK))
+            .for_each(|(v, p)| {
+                for (v, &p) in v.iter_mut().zip(p) {
+                    let a = self
+                        .walls
+                        .iter()
+                        .fold(Vec3A::ZERO, |a, c| a + c.adhesion(p));
+                    *v += dt_beta * a;
+                }
+            });
+        if self.solids.is_empty() {
+            return;
+        }
+        self.timed(|| {
+            v.par_chunks_mut(CHUNK)
+                .zip(p.par_chunks(CHUNK))
+                .for_each(|(v, p)| {
+                    let near = self.near(p);
+                    for (v, &p) in v.iter_mut().zip(p) {
+                        let a = near.iter().fold(Vec3A::ZERO, |a, c| a + c.adhesion(p));
+                        *v += dt_beta * a;
+                    }
+                })
+        });
     }
 
     /// The density all colliders add at one point, and its gradient (for single points).

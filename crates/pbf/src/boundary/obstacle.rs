@@ -126,6 +126,20 @@ impl Collider for Obstacle {
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
     }
 
+    /// Toward the surface, `−(A(d) − A(d + thickness)) n` (a plate thinner than h pulls with
+    /// its own lattice only, as its density counts).
+    fn adhesion(&self, p: Vec3A) -> Vec3A {
+        if self.beyond_reach(p) {
+            return Vec3A::ZERO;
+        }
+        let s = self.shape.surface(self.inverse * (p - self.center));
+        if s.distance >= self.table.h {
+            return Vec3A::ZERO;
+        }
+        let pull = self.table.adhesion(s.distance) - self.table.adhesion(s.distance + s.thickness);
+        -pull * (self.rotation * s.normal)
+    }
+
     fn clearance(&self, p: Vec3A) -> f32 {
         self.distance(p)
     }

@@ -39,6 +39,21 @@ impl Collider for BoxTank {
         (p + 1.1 * below - 1.1 * above).clamp(lo, hi)
     }
 
+    /// Each wall within h pulls toward itself: `−A(d) n`, n the wall's inward normal.
+    #[inline]
+    fn adhesion(&self, p: Vec3A) -> Vec3A {
+        let h = self.table.h;
+        if (p - self.min).min_element() >= h && (self.max - p).min_element() >= h {
+            return Vec3A::ZERO;
+        }
+        let mut a = Vec3A::ZERO;
+        for k in 0..3 {
+            a[k] =
+                self.table.adhesion(self.max[k] - p[k]) - self.table.adhesion(p[k] - self.min[k]);
+        }
+        a
+    }
+
     /// The distance to the nearest wall, negative outside the tank (NaN stays NaN).
     fn clearance(&self, p: Vec3A) -> f32 {
         (p - self.min).min(self.max - p).min_element()

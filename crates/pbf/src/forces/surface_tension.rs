@@ -15,7 +15,8 @@
 //! antisymmetric in i and j, so the force conserves momentum.
 //!
 //! Owns: [`SurfaceTension`] (γ, the normals) and its pair term. Does not touch: other forces,
-//! positions, or solids (fluid–solid adhesion is not implemented yet).
+//! positions, or solids (fluid–solid adhesion, the same paper's third term, is the colliders'
+//! own: `boundary::Collider::adhesion`, applied by the solver after the forces).
 
 use super::{ForceInput, NonPressureForce, PairSum};
 use crate::par::par_gather;

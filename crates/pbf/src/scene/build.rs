@@ -87,6 +87,10 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
         rest_density: rho0,
         mass,
         density_solver: Box::new(density_solver),
+        adhesion: match st.method {
+            SurfaceTensionMethod::None => 0.0,
+            SurfaceTensionMethod::Akinci2013 => st.adhesion,
+        },
         forces,
     }))
 }

@@ -317,7 +317,7 @@ pub struct SurfaceTensionParams {
     pub method: SurfaceTensionMethod,
     /// Its strength γ (default 0.05).
     pub coefficient: f32,
-    /// Fluid–solid adhesion strength (default 0; not implemented yet, so it must stay 0).
+    /// Fluid–solid adhesion β (default 0; Akinci et al. 2013, with `akinci2013` only).
     pub adhesion: f32,
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Owns: [`Scene::validate`]. Does not touch: parsing or the simulation.
 
-use super::{Scene, SceneError};
+use super::{Scene, SceneError, SurfaceTensionMethod};
 use nsearch::SearchMode;
 use std::path::Path;
 
@@ -179,13 +179,16 @@ impl Scene {
                 format!("must be >= 0, got {}", st.coefficient),
             );
         }
-        if st.adhesion != 0.0 {
+        if !(st.adhesion.is_finite() && st.adhesion >= 0.0) {
             return bad(
                 "surface_tension.adhesion",
-                format!(
-                    "fluid–solid adhesion is not implemented yet: it must be 0, got {}",
-                    st.adhesion
-                ),
+                format!("must be >= 0, got {}", st.adhesion),
+            );
+        }
+        if st.adhesion > 0.0 && st.method == SurfaceTensionMethod::None {
+            return bad(
+                "surface_tension.adhesion",
+                "acts only with method = \"akinci2013\" (it is part of that model)".into(),
             );
         }
         if !(1..=16).contains(&q.scorr_n) {

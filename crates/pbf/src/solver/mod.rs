@@ -86,6 +86,8 @@ pub struct SolverParts {
     pub density_solver: Box<dyn DensitySolver>,
     /// The non-pressure forces, applied in the set's order.
     pub forces: Box<dyn ForceSet>,
+    /// Fluid–solid adhesion β (0: none).
+    pub adhesion: f32,
 }
 
 /// The solver: its parts, the neighbor search, state and scratch buffers.
@@ -102,6 +104,8 @@ pub struct Solver {
     mass: f32,
     density_solver: Box<dyn DensitySolver>,
     forces: Box<dyn ForceSet>,
+    /// Fluid–solid adhesion β (Akinci et al. 2013; 0: none).
+    adhesion: f32,
     /// The nozzles' guide zones active in this step (none without emitters).
     guides: Guides,
     /// A stop request (an interrupt), looked at before each constraint iteration: a step it
@@ -147,6 +151,7 @@ impl Solver {
             mass: parts.mass,
             density_solver: parts.density_solver,
             forces: parts.forces,
+            adhesion: parts.adhesion,
             guides: Guides::default(),
             stop: None,
             time: 0.0,
@@ -486,6 +491,9 @@ impl Solver {
         self.forces.prepare(&input, f);
         self.forces.apply(&input, f, &mut scratch.v3);
         std::mem::swap(&mut f.v, &mut scratch.v3);
+        if self.adhesion > 0.0 {
+            colliders.add_adhesion(p, &mut f.v, dt * self.adhesion);
+        }
         if !guides.is_empty() {
             // The forces do not act on guided particles.
             f.v.par_iter_mut()
