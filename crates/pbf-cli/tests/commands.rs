@@ -421,6 +421,12 @@ fn compare_times_both_modes_on_the_simulation_pbf_run_makes() {
     assert_eq!(s["counters"]["neighbors"].as_f64().unwrap(), total);
     let cand: f64 = rows.iter().map(|r| r["pruned_candidates"]).sum();
     assert_eq!(s["counters"]["candidates"].as_f64().unwrap(), cand);
+    // And it looks at the state as the run does: the same energy.csv and watch.
+    assert_eq!(
+        std::fs::read(cmp.join("energy.csv")).unwrap(),
+        std::fs::read(run.join("energy.csv")).unwrap()
+    );
+    assert_eq!(j["watch"], s["watch"]);
 }
 
 #[test]

@@ -75,8 +75,10 @@ pub fn main(a: Args) -> Result<ExitCode> {
             eprintln!("{header}");
         }
         solver.stop_on(stop);
-        let mut cmp = Comparison::new(&mut solver, steps);
+        let frame_dt = 1.0 / scene.output.fps as f64;
+        let mut cmp = Comparison::new(&mut solver, steps, frame_dt, scene.particles.radius);
         let ended = step_loop(&mut cmp, steps, stop, &mut Bar::new(!a.quiet, steps));
+        cmp.finish();
         let records = &cmp.records;
         let interrupted = matches!(ended, Ok(e) if e.interrupted);
         if interrupted && records.is_empty() {
@@ -84,6 +86,11 @@ pub fn main(a: Args) -> Result<ExitCode> {
             return Ok(ExitCode::from(130));
         }
         write_text(&dir, "compare.csv", &csv(records))?;
+        write_text(
+            &dir,
+            "energy.csv",
+            &pbf::io::energy::csv_text(&cmp.measures),
+        )?;
         ended?;
         write_text(
             &dir,
@@ -108,6 +115,8 @@ pub fn main(a: Args) -> Result<ExitCode> {
             "unpruned": u,
             "pruned": p,
             "step_with_both_searches_s": cmp.step_total / k,
+            "watch": cmp.watch.json(),
+            "fast_steps": cmp.fast_steps,
             "peak_rss_bytes": peak_rss_bytes(),
         });
         write_text(&dir, "compare.json", &serde_json::to_string_pretty(&json)?)?;
@@ -122,11 +131,13 @@ pub fn main(a: Args) -> Result<ExitCode> {
             p.total_s,
             peak_rss_bytes() as f64 / 1e6
         );
+        println!("{}", cmp.watch.line());
         println!(
-            "wrote {}, {} and {}",
+            "wrote {}, {}, {} and {}",
             dir.join("compare.csv").display(),
             dir.join("compare.svg").display(),
-            dir.join("compare.json").display()
+            dir.join("compare.json").display(),
+            dir.join("energy.csv").display()
         );
         if interrupted {
             eprintln!(

@@ -8,6 +8,8 @@
 //! [`Solver::step_compare`]).
 
 use super::report::{self, BLACK_RGBA, Panel, Series, Table, chart, color};
+use crate::io::energy::Measures;
+use crate::io::summary::Watch;
 use crate::run::{RunError, Stepper};
 use crate::solver::{CompareStep, ModeStep, Solver};
 use nsearch::{NeighborSearch, SearchMode, SearchStats};
@@ -32,18 +34,53 @@ pub struct Comparison<'a> {
     pub records: Vec<StepRecord>,
     /// Sum of the whole steps' times (both searches included), seconds.
     pub step_total: f64,
+    /// What the run saw at the scene's frame times (as `pbf run` does): closest approaches,
+    /// fastest particle, and the rows of `energy.csv`.
+    pub watch: Watch,
+    pub measures: Vec<Measures>,
+    /// Steps in which a particle crossed the kernel radius.
+    pub fast_steps: u64,
+    frame_dt: f64,
 }
 
 impl<'a> Comparison<'a> {
     /// A comparison of `solver`'s search (pruned) against an unpruned one on the same grid.
-    pub fn new(solver: &'a mut Solver, steps: u64) -> Self {
+    /// The state is looked at every `frame_dt` seconds of simulated time, from the start;
+    /// `radius` is the particle radius (for the watch's report).
+    pub fn new(solver: &'a mut Solver, steps: u64, frame_dt: f64, radius: f32) -> Self {
         let other = solver.new_search(SearchMode::Unpruned);
-        Comparison {
+        let mut c = Comparison {
             solver,
             other,
             records: Vec::with_capacity(steps as usize),
             step_total: 0.0,
+            watch: Watch::new(radius),
+            measures: Vec::new(),
+            fast_steps: 0,
+            frame_dt,
+        };
+        c.look();
+        c
+    }
+
+    /// The last look, at the end (as `pbf run` takes one), unless the last step fell on a
+    /// frame time.
+    pub fn finish(&mut self) {
+        if self
+            .measures
+            .last()
+            .is_some_and(|m| m.time != self.solver.time)
+        {
+            self.look();
         }
+    }
+
+    /// Look at the state: the watch and a row of `energy.csv`.
+    fn look(&mut self) {
+        let (tank, obstacles) = self.solver.clearance();
+        let m = self.solver.measures();
+        self.watch.add(tank, obstacles, m.speed_max);
+        self.measures.push(m);
     }
 }
 
@@ -52,6 +89,10 @@ impl Stepper for Comparison<'_> {
 
     fn solver(&self) -> &Solver {
         self.solver
+    }
+
+    fn fast_step(&mut self) {
+        self.fast_steps += 1;
     }
 
     fn step(&mut self, index: u64) -> Result<(), CompareError> {
@@ -63,6 +104,9 @@ impl Stepper for Comparison<'_> {
         self.step_total += c.step;
         self.records
             .push(StepRecord::new(index + 1, self.solver.time, particles, &c));
+        if self.solver.time + 1e-9 >= self.measures.len() as f64 * self.frame_dt {
+            self.look();
+        }
         match c.mismatch {
             Some(id) => Err(CompareError::Mismatch {
                 step: index + 1,

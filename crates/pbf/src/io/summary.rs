@@ -118,7 +118,7 @@ impl Watch {
         )
     }
 
-    fn json(&self) -> serde_json::Value {
+    pub fn json(&self) -> serde_json::Value {
         let finite = |x: f32| x.is_finite().then_some(x);
         serde_json::json!({
             "radius_m": self.radius,
