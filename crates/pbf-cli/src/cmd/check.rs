@@ -58,6 +58,25 @@ pub fn main(a: Args) -> Result<ExitCode> {
         spec.cell
     );
     println!("neighbors   about {per:.0} per particle at rest");
+    let q = &scene.pbf;
+    let count = match q.max_density_error {
+        None => format!("{} iterations per step", q.iterations),
+        Some(e) => format!(
+            "{} to {} iterations, until the mean density excess is at most {e}%",
+            q.min_iterations, q.max_iterations
+        ),
+    };
+    let omega = match q.omega {
+        pbf::scene::Omega::Auto => format!(
+            "auto: {} / the rest lattice's Jacobi gain",
+            pbf::scene::OMEGA_GAIN
+        ),
+        pbf::scene::Omega::Value(_) => "pbf.omega".to_string(),
+    };
+    println!(
+        "density     {count}, corrections scaled by omega = {:.3} ({omega})",
+        scene.omega()
+    );
     println!(
         "steps       {} of dt = {} to t = {}",
         (scene.time.end / scene.time.dt).ceil(),
