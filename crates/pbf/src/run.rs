@@ -286,9 +286,7 @@ impl SceneRun<'_> {
     /// Look at the state (at every frame time, written or not).
     fn look(&mut self) -> Result<(), RunError> {
         let t = Instant::now();
-        let (tank, obstacles) = self.solver.clearance();
-        let m = self.solver.measures();
-        self.book.watch.add(tank, obstacles, m.speed_max);
+        let m = self.solver.look(&mut self.book.watch);
         if self.book.measures.last().is_some_and(|l| l.time == m.time) {
             return Ok(()); // the end of a run that stopped on a frame time
         }

@@ -78,6 +78,17 @@ impl Obstacle {
             .distance
     }
 
+    /// The surface seen from `p` (in the solid's frame), if `p` is within h of it: where the
+    /// solid's density and adhesion act.
+    #[inline]
+    fn within_h(&self, p: Vec3A) -> Option<super::shape::Surface> {
+        if self.beyond_reach(p) {
+            return None;
+        }
+        let s = self.shape.surface(self.inverse * (p - self.center));
+        (s.distance < self.table.h).then_some(s)
+    }
+
     /// Whether `p` lies outside the box where the solid acts (see `reach_box`).
     #[inline]
     fn beyond_reach(&self, p: Vec3A) -> bool {
@@ -114,13 +125,9 @@ impl Collider for Obstacle {
 
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        if self.beyond_reach(p) {
+        let Some(s) = self.within_h(p) else {
             return (0.0, Vec3A::ZERO);
-        }
-        let s = self.shape.surface(self.inverse * (p - self.center));
-        if s.distance >= self.table.h {
-            return (0.0, Vec3A::ZERO);
-        }
+        };
         let (near, dnear) = self.table.at(s.distance);
         let (far, dfar) = self.table.at(s.distance + s.thickness);
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
@@ -129,13 +136,9 @@ impl Collider for Obstacle {
     /// Toward the surface, `−(A(d) − A(d + thickness)) n` (a plate thinner than h pulls with
     /// its own lattice only, as its density counts).
     fn adhesion(&self, p: Vec3A) -> Vec3A {
-        if self.beyond_reach(p) {
+        let Some(s) = self.within_h(p) else {
             return Vec3A::ZERO;
-        }
-        let s = self.shape.surface(self.inverse * (p - self.center));
-        if s.distance >= self.table.h {
-            return Vec3A::ZERO;
-        }
+        };
         let pull = self.table.adhesion(s.distance) - self.table.adhesion(s.distance + s.thickness);
         -pull * (self.rotation * s.normal)
     }

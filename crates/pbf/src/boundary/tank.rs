@@ -23,6 +23,15 @@ impl BoxTank {
     }
 }
 
+impl BoxTank {
+    /// Farther than h from every wall, where the table gives 0 for all six (most particles).
+    #[inline]
+    fn far_from_walls(&self, p: Vec3A) -> bool {
+        let h = self.table.h;
+        (p - self.min).min_element() >= h && (self.max - p).min_element() >= h
+    }
+}
+
 impl Collider for BoxTank {
     /// Each axis on its own: a particle `δ` past a wall goes back to `δ / 10` inside it. Keeping a
     /// little of the overshoot, rather than clamping onto the wall, keeps particles that entered a
@@ -42,8 +51,7 @@ impl Collider for BoxTank {
     /// Each wall within h pulls toward itself: `−A(d) n`, n the wall's inward normal.
     #[inline]
     fn adhesion(&self, p: Vec3A) -> Vec3A {
-        let h = self.table.h;
-        if (p - self.min).min_element() >= h && (self.max - p).min_element() >= h {
+        if self.far_from_walls(p) {
             return Vec3A::ZERO;
         }
         let mut a = Vec3A::ZERO;
@@ -61,9 +69,7 @@ impl Collider for BoxTank {
 
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        // Most particles are farther than h from every wall: the table gives 0 for all six.
-        let h = self.table.h;
-        if (p - self.min).min_element() >= h && (self.max - p).min_element() >= h {
+        if self.far_from_walls(p) {
             return (0.0, Vec3A::ZERO);
         }
         let mut rho = 0.0;

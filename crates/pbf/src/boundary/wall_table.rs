@@ -106,23 +106,29 @@ impl WallTable {
     /// solid): toward the surface.
     #[inline]
     pub fn adhesion(&self, d: f32) -> f32 {
-        if d >= self.h {
-            return 0.0;
+        match self.sample(d) {
+            Some((k, f)) => self.adh[k] + f * (self.adh[k + 1] - self.adh[k]),
+            None => 0.0,
         }
-        let t = (d.max(0.0) / self.h) * (self.adh.len() - 1) as f32;
-        let k = (t as usize).min(self.adh.len() - 2);
-        let f = t - k as f32;
-        self.adh[k] + f * (self.adh[k + 1] - self.adh[k])
+    }
+
+    /// The sample below `d` (clamped to 0) and the fraction of the way to the next; `None` at
+    /// or beyond h.
+    #[inline]
+    fn sample(&self, d: f32) -> Option<(usize, f32)> {
+        if d >= self.h {
+            return None;
+        }
+        let t = (d.max(0.0) / self.h) * (self.rho.len() - 1) as f32;
+        let k = (t as usize).min(self.rho.len() - 2);
+        Some((k, t - k as f32))
     }
 
     #[inline]
     pub fn at(&self, d: f32) -> (f32, f32) {
-        if d >= self.h {
+        let Some((k, f)) = self.sample(d) else {
             return (0.0, 0.0);
-        }
-        let t = (d.max(0.0) / self.h) * (self.rho.len() - 1) as f32;
-        let k = (t as usize).min(self.rho.len() - 2);
-        let f = t - k as f32;
+        };
         (
             self.rho[k] + f * (self.rho[k + 1] - self.rho[k]),
             self.drho[k] + f * (self.drho[k + 1] - self.drho[k]),

@@ -77,9 +77,7 @@ impl<'a> Comparison<'a> {
 
     /// Look at the state: the watch and a row of `energy.csv`.
     fn look(&mut self) {
-        let (tank, obstacles) = self.solver.clearance();
-        let m = self.solver.measures();
-        self.watch.add(tank, obstacles, m.speed_max);
+        let m = self.solver.look(&mut self.watch);
         self.measures.push(m);
     }
 }

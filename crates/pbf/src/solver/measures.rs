@@ -1,17 +1,27 @@
 //! What a run looks at in the state at its frame times: energies, density error, speeds and
 //! the height of the highest particle (the `energy.csv` beside the frames).
 //!
-//! Owns: [`Solver::measures`]. Does not touch: the state (it only reads).
+//! Owns: [`Solver::measures`] and [`Solver::look`]. Does not touch: the state (it only reads).
 //!
 //! Sums are per chunk of [`CHUNK`] particles in f64, then over the chunks in order, so the
 //! figures do not depend on the thread count.
 
 use super::Solver;
 use crate::io::energy::Measures;
+use crate::io::summary::Watch;
 use crate::par::CHUNK;
 use rayon::prelude::*;
 
 impl Solver {
+    /// What a run looks at in the state at a frame time: the closest approaches and the
+    /// fastest particle folded into `watch`, and the measures (a row of `energy.csv`).
+    pub fn look(&self, watch: &mut Watch) -> Measures {
+        let (tank, obstacles) = self.clearance();
+        let m = self.measures();
+        watch.add(tank, obstacles, m.speed_max);
+        m
+    }
+
     /// The fluid's energies (potential from the tank's lowest corner along gravity), the mean
     /// density excess over ρ0 (the one-sided error the density solve removes), the densest
     /// particle, mean and largest speed, and the highest particle above the tank's lowest
