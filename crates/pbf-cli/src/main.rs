@@ -55,7 +55,38 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let cli = Cli::parse();
+    #[cfg(feature = "mpi")]
+    {
+        use pbf::distributed::mpi::traits::Communicator;
+        // Under mpirun with more than one process, `run` splits the fluid over them.
+        if let Some(universe) = pbf::distributed::mpi::initialize() {
+            let world = universe.world();
+            if world.size() > 1 {
+                let rank = world.rank();
+                let result = match cli.command {
+                    Command::Run(a) => cmd::run::main_mpi(a, universe.world()),
+                    _ => Err(args::input(anyhow::anyhow!(
+                        "only `pbf run` splits over processes; start the other commands without mpirun"
+                    ))),
+                };
+                return match result {
+                    Ok(code) => code,
+                    Err(e) => {
+                        eprintln!("error (process {rank}): {e:#}");
+                        // The others may wait in a collective call: end them all.
+                        let code = if e.downcast_ref::<args::InputError>().is_some() {
+                            2
+                        } else {
+                            1
+                        };
+                        world.abort(code)
+                    }
+                };
+            }
+        }
+    }
+    let result = match cli.command {
         Command::BenchSearch(a) => cmd::bench_search::main(a),
         Command::Check(a) => cmd::check::main(a),
         Command::Run(a) => cmd::run::main(a),

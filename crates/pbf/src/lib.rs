@@ -16,6 +16,8 @@
 //! - [`io`]: VTU / VTK frames, the series files, atomic writes, the writer thread, point files;
 //! - [`run`]: the one step loop every command drives (stop flag, finite check, progress, frames,
 //!   summary);
+//! - [`distributed`]: the fluid split over processes (MPI slabs behind the feature `mpi`), and
+//!   the [`Halo`](distributed::Halo) calls the step makes for it;
 //! - [`experiments`]: pruned against unpruned (`compare`: the paper's Tables 1 and 2 and Figure
 //!   5), scaling, the Martin & Moyce validation and the search bench, with one report writer.
 //!
@@ -24,6 +26,7 @@
 
 pub mod boundary;
 pub mod checkpoint;
+pub mod distributed;
 pub mod experiments;
 pub mod forces;
 pub mod inflow;

@@ -82,6 +82,7 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
         dt,
         mass: 0.008,
         rest_density: 1000.0,
+        halo: &pbf::distributed::Alone,
     };
     let mut fluid = Fluid::at_rest(p.clone(), 1000.0);
     fluid.v = v.clone();
@@ -162,6 +163,7 @@ fn no_forces_leave_velocities_unchanged() {
         dt: 0.01,
         mass: 0.008,
         rest_density: 1000.0,
+        halo: &pbf::distributed::Alone,
     };
     let mut fluid = Fluid::at_rest(p.clone(), 1000.0);
     fluid.v = vec![Vec3A::new(1.0, 2.0, 3.0), Vec3A::new(-1.0, 0.5, 0.0)];
@@ -208,6 +210,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
         dt,
         mass: m,
         rest_density: rho0,
+        halo: &pbf::distributed::Alone,
     };
     let mut fluid = Fluid::at_rest(p.clone(), rho0);
     fluid.v = v.clone();

@@ -49,6 +49,16 @@ pub struct Args {
     /// differ only in time.end, output settings and name. --steps / --until count from t = 0.
     #[arg(long, value_name = "CHECKPOINT")]
     resume: Option<PathBuf>,
+    /// Under `mpirun -np P` (P > 1): gather each frame on process 0 and write it as one process
+    /// would (the same files, byte for byte), instead of one piece per process and a `.pvtu`.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    gather: bool,
+    /// Under `mpirun`: re-balance the slabs when the most loaded process holds more than this
+    /// times the mean particle count.
+    #[cfg(feature = "mpi")]
+    #[arg(long, value_name = "RATIO", default_value_t = 1.1)]
+    rebalance_above: f64,
 }
 
 pub fn main(a: Args) -> Result<ExitCode> {
@@ -167,4 +177,89 @@ fn format_name(f: Format) -> String {
         .ok()
         .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
+}
+
+/// `pbf run` under `mpirun -np P` (P > 1): the fluid split into slabs over the processes of
+/// `world` (see pbf's `distributed`). Checkpoints and resuming stay with one process for now.
+#[cfg(feature = "mpi")]
+pub fn main_mpi(
+    a: Args,
+    world: pbf::distributed::mpi::topology::SimpleCommunicator,
+) -> Result<ExitCode> {
+    use pbf::distributed::mpi::traits::Communicator;
+    use pbf::distributed::mpi_run::{MpiRunOptions, run};
+    let rank = world.rank();
+    // MPI is called from this (the main) thread only: the workers are the global pool's.
+    if let Some(t) = a.threads {
+        crate::args::thread_pool(Some(t))?; // the same check of the count as one process's
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
+    }
+    if a.checkpoint_every.is_some() || a.resume.is_some() {
+        return Err(input(anyhow::anyhow!(
+            "--checkpoint-every and --resume run in one process only (not under mpirun yet)"
+        )));
+    }
+    let mut sets = a.set.clone();
+    if let Some(m) = a.search {
+        sets.push(format!("search.mode=\"{m}\""));
+    }
+    let scene = load_scene(&a.scene, &sets)?;
+    let steps = a.span.steps(&scene)?;
+    let format = a.format.unwrap_or(scene.output.format);
+    let opts = MpiRunOptions {
+        steps,
+        format,
+        dir: output_dir(&a.output, &scene.name)?,
+        gather: a.gather,
+        rebalance_above: a.rebalance_above,
+    };
+    let show = !a.quiet && rank == 0;
+    if show {
+        eprintln!(
+            "{} over {} processes",
+            run_header(
+                &scene,
+                pbf::solver::Solver::new(&scene).map_err(input)?.fluid.len(),
+                &RunOptions {
+                    steps,
+                    format,
+                    dir: opts.dir.clone(),
+                    checkpoint_every: None,
+                    resume: None,
+                }
+            ),
+            world.size()
+        );
+    }
+    let report = run(world, &scene, &opts).map_err(|e| anyhow::anyhow!(e))?;
+    if show {
+        let r = &report;
+        println!(
+            "{} processes, {} particles, {} steps: {:.2} ms per step (slowest process), exchange {:.2} ms ({:.1}%)",
+            r.processes,
+            r.particles,
+            r.steps,
+            r.step_s * 1e3,
+            r.exchange_s * 1e3,
+            100.0 * r.exchange_s / r.step_s.max(1e-12)
+        );
+        println!(
+            "sent per step: migration {:.1} kB, ghosts {:.1} kB ({:.0} particles), ghost refreshes {:.1} kB",
+            r.migration_bytes_per_step / 1e3,
+            r.ghost_bytes_per_step / 1e3,
+            r.ghosts_per_step,
+            r.refresh_bytes_per_step / 1e3
+        );
+        println!(
+            "particles per process at the end {:?}: imbalance {:.3} (most {:.3}), {} re-balances",
+            r.loads, r.imbalance_end, r.imbalance_max, r.rebalances
+        );
+        let path = opts.dir.join("mpi.json");
+        std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
+        println!("{} frames, report in {}", r.frames, path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

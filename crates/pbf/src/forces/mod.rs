@@ -37,6 +37,9 @@ pub struct ForceInput<'a> {
     /// Particle mass and rest density.
     pub mass: f32,
     pub rest_density: f32,
+    /// The other processes' part of the fluid: a force's `prepare` refreshes the ghosts' values
+    /// of each field it computes for its neighbors to read (nothing with one process).
+    pub halo: &'a dyn crate::distributed::Halo,
 }
 
 /// One force's running sum over a particle's neighbors: three vectors of eight lanes.

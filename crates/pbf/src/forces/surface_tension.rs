@@ -78,6 +78,7 @@ impl NonPressureForce for SurfaceTension {
             }
             (scale * crate::sph::sums::vec3(nx, ny, nz)).extend(0.0)
         });
+        crate::distributed::refresh(input.halo, &mut self.normals);
         self.spent_ns
             .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }

@@ -46,6 +46,8 @@ impl NonPressureForce for VorticityConfinement {
             let omega = cg * vorticity(lists.neighbors(i), i, p, vv, k);
             (omega, vv[i].w * omega.length())
         });
+        crate::distributed::refresh(input.halo, &mut fluid.vorticity);
+        crate::distributed::refresh(input.halo, &mut self.scalar);
     }
 
     /// `Σ_j s_j g r`, the confinement's `η_i` without the gradient constant

@@ -86,8 +86,10 @@ fn frame_index(file: &str) -> Option<usize> {
         .and_then(|rest| {
             rest.strip_suffix(".vtu")
                 .or_else(|| rest.strip_suffix(".vtk"))
+                .or_else(|| rest.strip_suffix(".pvtu"))
         })
-        .and_then(|k| k.parse().ok())
+        // A process's piece of a frame (`frame_00007_p2.vtu`, see `io::pieces`).
+        .and_then(|k| k.split_once("_p").map_or(k, |(k, _)| k).parse().ok())
 }
 
 /// Whether `file` is a temporary file of [`write_atomic`] left by a killed run.

@@ -12,6 +12,7 @@
 pub mod energy;
 pub mod files;
 pub mod frame;
+pub mod pieces;
 pub mod points;
 pub mod series;
 pub mod summary;

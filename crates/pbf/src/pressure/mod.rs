@@ -24,6 +24,11 @@ pub struct DensityInput<'a> {
     pub rest_density: f32,
     /// A stop request, looked at before each iteration (see [`DensitySolver::solve`]).
     pub stop: Option<&'a std::sync::atomic::AtomicBool>,
+    /// The other processes' part of the fluid (ghosts refreshed after each pass; nothing with
+    /// one process), and the slots of the particles this process owns (the density error is
+    /// theirs).
+    pub halo: &'a dyn crate::distributed::Halo,
+    pub owned: std::ops::Range<usize>,
 }
 
 /// A method that corrects predicted positions toward the rest density (PBF's constraint

@@ -30,6 +30,7 @@
 
 use super::correction::{Correction, correction, density_and_gradients};
 use super::{DensityInput, DensitySolver, SolveStats};
+use crate::distributed::{ERROR_ONE, refresh};
 use crate::par::{CHUNK, Scratch, par_gather};
 use crate::sph::Kernels;
 use glam::{Vec3A, Vec4};
@@ -56,8 +57,10 @@ pub struct PbfConstraints {
     lambda: Vec<f32>,
     /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
     wall_grad: Vec<Vec3A>,
-    /// Each chunk's sum of `max(ρ/ρ0 − 1, 0)`, summed in chunk order (thread-count free).
-    chunk_excess: Vec<f64>,
+    /// Each chunk's sum of `max(ρ/ρ0 − 1, 0)` over the owned particles, in the fixed point of
+    /// [`ERROR_ONE`] (an integer sum: the same for any thread count and any split over
+    /// processes).
+    chunk_excess: Vec<u64>,
     last: SolveStats,
 }
 
@@ -133,7 +136,9 @@ impl DensitySolver for PbfConstraints {
         let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
-        self.chunk_excess.resize(n.div_ceil(CHUNK), 0.0);
+        self.chunk_excess.resize(n.div_ceil(CHUNK), 0);
+        let (halo, owned) = (input.halo, input.owned.clone());
+        let owned_total = halo.sum(owned.len() as u64);
         let Scratch {
             v3: tmp,
             v4: pl,
@@ -163,7 +168,7 @@ impl DensitySolver for PbfConstraints {
                 .zip(self.chunk_excess.par_iter_mut())
                 .enumerate()
                 .for_each(|(b, ((((rho, lambda), wall_grad), pl), excess))| {
-                    let mut e = 0.0f64;
+                    let mut e = 0u64;
                     for o in 0..rho.len() {
                         let i = b * CHUNK + o;
                         let (sum_w, sum_g, sum_g2) =
@@ -174,7 +179,9 @@ impl DensitySolver for PbfConstraints {
                         let grad_i = (vol * cg) * sum_g + grad_w / rho0;
                         rho[o] = d;
                         let c = (d / rho0 - 1.0).max(0.0);
-                        e += c as f64;
+                        if owned.contains(&i) {
+                            e += (c as f64 * ERROR_ONE) as u64;
+                        }
                         let g2 = (vol * cg) * (vol * cg) * sum_g2;
                         lambda[o] = -c / (g2 + grad_i.length_squared() + eps);
                         // With λ in w: the correction reads both of a neighbor in one load.
@@ -182,7 +189,10 @@ impl DensitySolver for PbfConstraints {
                     }
                     *excess = e;
                 });
-            let error = self.chunk_excess.iter().sum::<f64>() / n.max(1) as f64;
+            // The ghosts' λ (and positions) from their owners.
+            refresh(halo, pl);
+            let excess = halo.sum(self.chunk_excess.iter().sum::<u64>());
+            let error = excess as f64 / ERROR_ONE / owned_total.max(1) as f64;
             self.last = SolveStats {
                 iterations: done,
                 density_error: error,
@@ -210,6 +220,7 @@ impl DensitySolver for PbfConstraints {
                     .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))
             });
             colliders.project_solids(tmp);
+            refresh(halo, tmp);
             std::mem::swap(p, tmp);
             done += 1;
             self.last.iterations = done;

@@ -33,6 +33,7 @@ mod measures;
 pub use compare::{CompareStep, ModeStep};
 
 use crate::boundary::ColliderSet;
+use crate::distributed::{Alone, Halo, refresh};
 use crate::forces::{ForceInput, ForceSet};
 use crate::inflow::Inflow;
 use crate::inflow::guide::Guides;
@@ -111,6 +112,8 @@ pub struct Solver {
     /// A stop request (an interrupt), looked at before each constraint iteration: a step it
     /// stops is abandoned and undone (see [`Solver::step`]).
     stop: Option<&'static AtomicBool>,
+    /// The other processes' part of the fluid ([`Alone`] in one process).
+    halo: Box<dyn Halo>,
     /// Simulated time.
     pub time: f64,
     pub steps: u64,
@@ -154,12 +157,18 @@ impl Solver {
             adhesion: parts.adhesion,
             guides: Guides::default(),
             stop: None,
+            halo: Box::new(Alone),
             time: 0.0,
             steps: 0,
             p: Vec::new(),
             scratch: Scratch::default(),
             tmp_u32: Vec::new(),
         }
+    }
+
+    /// The grid over the whole domain (each step's grid is a window of it).
+    pub fn domain(&self) -> &GridSpec {
+        &self.domain
     }
 
     /// The time step (s).
@@ -205,6 +214,18 @@ impl Solver {
         self.search.set_backend(backend)
     }
 
+    /// Share the fluid with other processes through `halo` (see [`crate::distributed`]): from
+    /// now on each step exchanges particles and ghosts, and the fluid holds this process's own
+    /// particles between steps.
+    pub fn set_halo(&mut self, halo: Box<dyn Halo>) {
+        self.halo = halo;
+    }
+
+    /// The other processes' part of the fluid.
+    pub fn halo(&self) -> &dyn Halo {
+        &*self.halo
+    }
+
     /// Look at `flag` during each step: once it is set, the step under way is abandoned at its
     /// next constraint iteration and undone, so a long step (many iterations) stops at once
     /// and the state stays that of the last whole step (what a checkpoint saves).
@@ -220,6 +241,9 @@ impl Solver {
         self.colliders.take_time();
         self.forces.take_time();
         self.predict();
+        // Particles into the slabs that own their predicted cells, ghosts in (other processes).
+        self.halo
+            .exchange_particles(&mut self.fluid, &mut self.p, &self.domain);
 
         // 2. Construction: grid on p, then all arrays into cell order.
         let t = Instant::now();
@@ -321,6 +345,7 @@ impl Solver {
     }
 
     fn finish_step(&mut self) {
+        self.halo.keep_owned(&mut self.fluid);
         self.time += self.dt as f64;
         self.steps += 1;
         // New particles after the step, at the end of it: the next step sorts them in.
@@ -435,6 +460,8 @@ impl Solver {
             mass: m,
             rest_density: self.rho0,
             stop: self.stop,
+            halo: &*self.halo,
+            owned: self.halo.owned(n),
         };
         let scratch = &mut self.scratch;
         if !self
@@ -477,6 +504,8 @@ impl Solver {
             let rho = m * c6 * s + colliders.density(i, p[i], solid).0;
             (rho, v[i].extend(m / rho))
         });
+        refresh(&*self.halo, &mut f.density);
+        refresh(&*self.halo, &mut scratch.v4);
 
         // 6. Non-pressure forces, all from the velocities of 5.
         let input = ForceInput {
@@ -487,6 +516,7 @@ impl Solver {
             dt,
             mass: m,
             rest_density: self.rho0,
+            halo: &*self.halo,
         };
         self.forces.prepare(&input, f);
         self.forces.apply(&input, f, &mut scratch.v3);

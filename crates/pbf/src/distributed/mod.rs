@@ -1,0 +1,104 @@
+//! The fluid split over processes (MPI domain decomposition): what a step needs from the
+//! processes that hold the rest of the fluid, and, behind the cargo feature `mpi`, the slabs
+//! that provide it.
+//!
+//! Owns: the [`Halo`] trait the step calls at its exchange points, [`Alone`] (one process: every
+//! call does nothing), the slab partition ([`slabs`]) and, with the feature, the MPI transport
+//! (`mpi_halo`) and the distributed run (`mpi_run`). Does not touch: what a phase computes
+//! (the solver, the density solve, the forces call [`Halo`] and know nothing of MPI).
+//!
+//! ## Why results equal one process's, bit for bit
+//! One process sorts its particles each step by cell (z, then y, then x; a stable counting
+//! sort), so within a cell they keep the order of the step before, and every neighbor sum runs
+//! in cell order. Processes own slabs of whole cell planes along z, the major axis of that
+//! order; each sorts its own particles plus copies of its neighbors' boundary planes (ghosts),
+//! kept in the one-process order by a key each particle carries (its slot in last step's global
+//! order). So every cell a process holds has the particles of the one-process grid in the same
+//! order, each owned particle's neighbor list is the same list, and every sum is the same sum.
+//! Values a ghost's own neighborhood decides (λ, the corrected position, density, vorticity,
+//! surface normals) are computed by its owner and copied after each pass that makes them.
+//! Global sums (the density error) are integers (fixed point), so their order does not matter.
+
+pub mod slabs;
+
+#[cfg(feature = "mpi")]
+pub mod mpi_halo;
+#[cfg(feature = "mpi")]
+pub mod mpi_run;
+/// The MPI binding the feature runs on (for the command's `mpi::initialize`).
+#[cfg(feature = "mpi")]
+pub use mpi;
+
+use crate::particles::Fluid;
+use glam::{Vec3A, Vec4};
+use nsearch::GridSpec;
+use std::ops::Range;
+
+/// Plain data whose bytes can be copied between processes as they are (no pointers, every
+/// byte initialized).
+///
+/// # Safety
+/// Implement only for `Copy` types with no padding and no invalid bit patterns.
+pub unsafe trait Plain: Copy {}
+unsafe impl Plain for u8 {}
+unsafe impl Plain for f32 {}
+unsafe impl Plain for u32 {}
+unsafe impl Plain for u64 {}
+// Vec3A and Vec4 are one 16-byte SIMD register each: four f32 lanes, all initialized.
+unsafe impl Plain for Vec3A {}
+unsafe impl Plain for Vec4 {}
+
+/// The bytes of a slice of plain data.
+pub fn bytes_of<T: Plain>(s: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have every byte initialized and no padding.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+/// The bytes of a mutable slice of plain data.
+pub fn bytes_of_mut<T: Plain>(s: &mut [T]) -> &mut [u8] {
+    // SAFETY: as `bytes_of`; any byte pattern is a valid `Plain` value.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+/// What one step needs from the other processes. The solver calls it at fixed points of the
+/// step; with one process ([`Alone`]) every call does nothing and costs one virtual call per
+/// phase.
+pub trait Halo: Send + Sync {
+    /// After prediction (`p` set for every particle held): particles whose predicted cell lies in
+    /// another process's slab move there, and copies of the neighbors' particles in the cell
+    /// planes next to this slab arrive (ghosts), so that the held particles, sorted by cell,
+    /// are in the one-process order. `fluid` and `p` grow or shrink together.
+    fn exchange_particles(&self, _fluid: &mut Fluid, _p: &mut Vec<Vec3A>, _domain: &GridSpec) {}
+
+    /// The slots of the particles this process owns, once the held particles are in cell
+    /// order (`n` held in all): ghosts sit before and after them.
+    fn owned(&self, n: usize) -> Range<usize> {
+        0..n
+    }
+
+    /// Copy each ghost's value of a per-particle field (in cell order) from its owner.
+    fn refresh_bytes(&self, _data: &mut [u8], _elem: usize) {}
+
+    /// A sum over all processes.
+    fn sum(&self, x: u64) -> u64 {
+        x
+    }
+
+    /// After the step: drop the ghosts, keeping the owned particles (in cell order).
+    fn keep_owned(&self, _fluid: &mut Fluid) {}
+}
+
+/// [`Halo::refresh_bytes`] for a typed field.
+pub fn refresh<T: Plain>(halo: &dyn Halo, data: &mut [T]) {
+    halo.refresh_bytes(bytes_of_mut(data), std::mem::size_of::<T>());
+}
+
+/// One process holds all the fluid: nothing to exchange.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl Halo for Alone {}
+
+/// The density error's fixed point: `max(ρ/ρ0 − 1, 0)` summed as integers of 2⁻³² (exact and
+/// order-free, so the sum is the same for any thread count and any split over processes).
+pub const ERROR_ONE: f64 = 4_294_967_296.0;

@@ -1,0 +1,322 @@
+//! A run split over MPI processes: the slabs set up from the scene, the step loop with its
+//! global checks and re-balancing, frames in pieces (or gathered), and the exchange report.
+//!
+//! Owns: [`run`] and its options and report. Does not touch: the step (the solver, with an
+//! [`MpiHalo`]), the formats (io).
+//!
+//! Every process builds the whole scene (the same particles, in the same order), keeps the
+//! particles in its slab and numbers them by their place in the scene (the order key of the
+//! first step). Between steps each process holds only its own particles.
+
+use super::mpi_halo::{ExchangeReport, MpiHalo};
+use super::slabs::{Slabs, imbalance};
+use crate::io::frame::{Frame, PointArray};
+use crate::io::pieces::{piece_name, pvtu_name, pvtu_text};
+use crate::io::{FrameWriter, series_name, series_text, write_atomic};
+use crate::particles::Fluid;
+use crate::scene::{Format, Scene};
+use crate::solver::Solver;
+use glam::Vec3A;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What to run.
+pub struct MpiRunOptions {
+    pub steps: u64,
+    pub format: Format,
+    pub dir: PathBuf,
+    /// Gather every frame on process 0 and write it as one process would (one file per frame,
+    /// byte for byte the same); otherwise each process writes its piece and process 0 the
+    /// `.pvtu` and the `.pvd`.
+    pub gather: bool,
+    /// Re-balance the slabs when the most loaded process holds more than this times the mean.
+    pub rebalance_above: f64,
+}
+
+/// What a run did, over all processes.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MpiReport {
+    pub processes: usize,
+    pub particles: usize,
+    pub steps: u64,
+    pub frames: usize,
+    /// Mean seconds per step (the slowest process's wall clock).
+    pub step_s: f64,
+    /// Mean seconds per step in exchanges (the slowest process's).
+    pub exchange_s: f64,
+    /// Bytes sent per step, all processes: migration, ghost particles, ghost refreshes.
+    pub migration_bytes_per_step: f64,
+    pub ghost_bytes_per_step: f64,
+    pub refresh_bytes_per_step: f64,
+    /// Ghost particles per step, all processes.
+    pub ghosts_per_step: f64,
+    /// Largest load over the mean at the end, and the most seen after a step.
+    pub imbalance_end: f64,
+    pub imbalance_max: f64,
+    pub rebalances: u64,
+    /// Particles per process at the end.
+    pub loads: Vec<u64>,
+}
+
+/// Particles per cell plane (z) of the domain.
+fn plane_counts(solver: &Solver, x: &[Vec3A]) -> Vec<u64> {
+    let d = solver.domain();
+    let mut c = vec![0u64; d.dims[2]];
+    for &q in x {
+        c[d.cell_coords(q)[2]] += 1;
+    }
+    c
+}
+
+/// Run `scene` split over the processes of `world`. Every process calls it; process 0 writes
+/// the `.pvtu`/`.pvd` (or the gathered frames) and returns the report others also get.
+pub fn run(
+    world: SimpleCommunicator,
+    scene: &Scene,
+    opts: &MpiRunOptions,
+) -> Result<MpiReport, String> {
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let mut solver = Solver::new(scene).map_err(|e| e.to_string())?;
+    if solver.capacity() > solver.fluid.len() {
+        return Err(format!(
+            "scene '{}': emitters and timed blocks do not run over MPI yet (run it in one process)",
+            scene.name
+        ));
+    }
+    if opts.format == Format::Vtk && !opts.gather {
+        return Err("frames in pieces are .vtu (ParaView's .pvtu names them): use --format vtu, or gather them".into());
+    }
+    let total = solver.fluid.len();
+    let reach = scene.search.cell_size.reach();
+    let counts = plane_counts(&solver, &solver.fluid.x);
+    let slabs = Slabs::balanced(&counts, size, reach).map_err(|e| e.to_string())?;
+
+    // This process's particles, keyed by their place in the scene's list.
+    let all = std::mem::take(&mut solver.fluid);
+    let d = *solver.domain();
+    let mine: Vec<usize> = (0..total)
+        .filter(|&i| slabs.owner(d.cell_coords(all.x[i])[2]) == rank)
+        .collect();
+    let mut own = Fluid::at_rest(
+        mine.iter().map(|&i| all.x[i]).collect(),
+        scene.particles.rest_density,
+    );
+    own.v = mine.iter().map(|&i| all.v[i]).collect();
+    own.id = mine.iter().map(|&i| all.id[i]).collect();
+    drop(all);
+    solver.fluid = own;
+    let halo = Arc::new(MpiHalo::new(
+        world,
+        slabs,
+        reach,
+        mine.iter().map(|&i| i as u64).collect(),
+    ));
+    solver.set_halo(Box::new(halo.clone()));
+
+    if rank == 0 && opts.format != Format::None {
+        std::fs::create_dir_all(&opts.dir).map_err(|e| format!("{}: {e}", opts.dir.display()))?;
+        crate::io::clear_earlier_output(&opts.dir, &scene.name)
+            .map_err(|e| format!("{}: {e}", opts.dir.display()))?;
+    }
+    halo.comm().barrier();
+
+    let mut out = Output {
+        writer: (rank == 0 && opts.gather && opts.format != Format::None)
+            .then(|| FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format)),
+        listed: Vec::new(),
+        frames: 0,
+    };
+    let frame_dt = 1.0 / scene.output.fps as f64;
+    out.frame(&solver, &halo, opts, scene, 0)?;
+    let mut next_frame = 1usize;
+    let (mut step_sum, mut imb_max, mut rebalances) = (0.0f64, 1.0f64, 0u64);
+    for _ in 0..opts.steps {
+        let t = Instant::now();
+        solver.step();
+        let local = t.elapsed().as_secs_f64();
+        step_sum += halo.max_f64(local);
+        // Blow-up: a non-finite state anywhere stops every process.
+        let bad = crate::run::check_finite(&solver).is_err() as u64;
+        if halo.sum_all(&[bad])[0] > 0 {
+            return Err(format!(
+                "step {} (t = {:.4} s): a particle's state is no longer finite; the run is stopped ({} frames written)",
+                solver.steps, solver.time, out.frames
+            ));
+        }
+        // Balance: particles per plane, summed; new slabs when the load is too uneven.
+        let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
+        let slabs = halo.slabs();
+        let imb = imbalance(&slabs.loads(&counts));
+        imb_max = imb_max.max(imb);
+        if imb > opts.rebalance_above
+            && let Ok(new) = Slabs::balanced(&counts, size, reach)
+            && imbalance(&new.loads(&counts)) < imb
+        {
+            halo.set_slabs(new);
+            rebalances += 1;
+        }
+        if solver.time + 1e-9 >= next_frame as f64 * frame_dt {
+            out.frame(&solver, &halo, opts, scene, next_frame)?;
+            next_frame += 1;
+        }
+    }
+    if let Some(w) = out.writer.take() {
+        w.finish()?;
+    }
+    let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
+    let slabs = halo.slabs();
+    let loads = slabs.loads(&counts);
+    let r: ExchangeReport = halo.report();
+    let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
+    let exchange = halo.max_f64(r.seconds);
+    let steps = opts.steps.max(1) as f64;
+    Ok(MpiReport {
+        processes: size,
+        particles: total,
+        steps: opts.steps,
+        frames: out.frames,
+        step_s: step_sum / steps,
+        exchange_s: exchange / steps,
+        migration_bytes_per_step: sums[0] as f64 / steps,
+        ghost_bytes_per_step: sums[1] as f64 / steps,
+        refresh_bytes_per_step: sums[2] as f64 / steps,
+        ghosts_per_step: sums[3] as f64 / steps,
+        imbalance_end: imbalance(&loads),
+        imbalance_max: imb_max,
+        rebalances,
+        loads,
+    })
+}
+
+/// Where frames go: process 0's writer (gathered) or the pieces and the `.pvd` list.
+struct Output {
+    writer: Option<FrameWriter>,
+    listed: Vec<(f64, String)>,
+    frames: usize,
+}
+
+/// One owned particle's frame values, as gathered on process 0.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Row {
+    x: [f32; 3],
+    v: [f32; 3],
+    w: [f32; 3],
+    density: f32,
+    id: u32,
+    neighbors: u32,
+}
+unsafe impl super::Plain for Row {}
+
+impl Output {
+    fn frame(
+        &mut self,
+        solver: &Solver,
+        halo: &MpiHalo,
+        opts: &MpiRunOptions,
+        scene: &Scene,
+        k: usize,
+    ) -> Result<(), String> {
+        if opts.format == Format::None {
+            return Ok(());
+        }
+        let f = &solver.fluid;
+        let comm = halo.comm();
+        let root = comm.process_at_rank(0);
+        if opts.gather {
+            let rows: Vec<Row> = (0..f.len())
+                .map(|i| Row {
+                    x: f.x[i].to_array(),
+                    v: f.v[i].to_array(),
+                    w: f.vorticity[i].to_array(),
+                    density: f.density[i],
+                    id: f.id[i],
+                    neighbors: f.neighbors[i],
+                })
+                .collect();
+            let n = rows.len() as i32 * std::mem::size_of::<Row>() as i32;
+            if halo.rank() == 0 {
+                let mut counts = vec![0i32; halo.size()];
+                root.gather_into_root(&n, &mut counts[..]);
+                let displs: Vec<i32> = counts
+                    .iter()
+                    .scan(0, |acc, &c| {
+                        let d = *acc;
+                        *acc += c;
+                        Some(d)
+                    })
+                    .collect();
+                let total: i32 = counts.iter().sum();
+                let mut all = vec![Row::default(); total as usize / std::mem::size_of::<Row>()];
+                {
+                    let mut part = mpi::datatype::PartitionMut::new(
+                        super::bytes_of_mut(&mut all),
+                        &counts[..],
+                        &displs[..],
+                    );
+                    root.gather_varcount_into_root(super::bytes_of(&rows), &mut part);
+                }
+                // As one process holds them: ids dense, any order (the frame puts them in id
+                // order).
+                let mut g =
+                    Fluid::at_rest(all.iter().map(|r| Vec3A::from_array(r.x)).collect(), 0.0);
+                g.id = all.iter().map(|r| r.id).collect();
+                g.v = all.iter().map(|r| Vec3A::from_array(r.v)).collect();
+                g.vorticity = all.iter().map(|r| Vec3A::from_array(r.w)).collect();
+                g.density = all.iter().map(|r| r.density).collect();
+                g.neighbors = all.iter().map(|r| r.neighbors).collect();
+                let mut frame = g.frame(k, solver.time);
+                frame.obstacles = solver.obstacle_mesh();
+                if let Some(w) = &mut self.writer {
+                    w.push(frame)?;
+                }
+            } else {
+                root.gather_into(&n);
+                root.gather_varcount_into(super::bytes_of(&rows));
+            }
+        } else {
+            // This process's piece: its particles in id order.
+            let mut order: Vec<usize> = (0..f.len()).collect();
+            order.sort_unstable_by_key(|&i| f.id[i]);
+            let pick3 = |a: &[Vec3A]| order.iter().map(|&i| a[i]).collect::<Vec<_>>();
+            let frame = Frame {
+                index: k,
+                time: solver.time,
+                points: pick3(&f.x),
+                obstacles: None,
+                arrays: vec![
+                    PointArray::u32("id", order.iter().map(|&i| f.id[i]).collect()),
+                    PointArray::vec3("velocity", pick3(&f.v)),
+                    PointArray::f32("density", order.iter().map(|&i| f.density[i]).collect()),
+                    PointArray::vec3("vorticity", pick3(&f.vorticity)),
+                    PointArray::u32("neighbors", order.iter().map(|&i| f.neighbors[i]).collect()),
+                ],
+            };
+            let path = opts.dir.join(piece_name(k, halo.rank()));
+            write_atomic(&path, |tmp| {
+                let mut w = std::io::BufWriter::new(std::fs::File::create(tmp)?);
+                frame.write_vtu(&mut w)?;
+                std::io::Write::flush(&mut w)
+            })
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+            // Every piece on disk before the `.pvtu` names it.
+            comm.barrier();
+            if halo.rank() == 0 {
+                let pvtu = opts.dir.join(pvtu_name(k));
+                let text = pvtu_text(&frame, k, halo.size());
+                write_atomic(&pvtu, |tmp| std::fs::write(tmp, &text))
+                    .map_err(|e| format!("{}: {e}", pvtu.display()))?;
+                self.listed.push((solver.time, pvtu_name(k)));
+                let series = opts.dir.join(series_name(&scene.name, Format::Vtu));
+                let text = series_text(Format::Vtu, &self.listed);
+                write_atomic(&series, |tmp| std::fs::write(tmp, &text))
+                    .map_err(|e| format!("{}: {e}", series.display()))?;
+            }
+        }
+        self.frames += 1;
+        Ok(())
+    }
+}
