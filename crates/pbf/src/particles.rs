@@ -57,7 +57,12 @@ impl Fluid {
     /// New particles at `x`, all with velocity `v`, at `rest_density`, with the next ids (ids
     /// are never reused: they stay dense, 0 to len - 1).
     pub fn append(&mut self, x: &[Vec3A], v: Vec3A, rest_density: f32) {
-        let first = self.len() as u32;
+        self.append_from(self.len() as u32, x, v, rest_density);
+    }
+
+    /// [`append`](Self::append) with ids from `first` on (when this process holds only part
+    /// of the fluid, the next id is the count over all processes).
+    pub fn append_from(&mut self, first: u32, x: &[Vec3A], v: Vec3A, rest_density: f32) {
         self.x.extend_from_slice(x);
         self.v.extend(std::iter::repeat_n(v, x.len()));
         self.id.extend(first..first + x.len() as u32);

@@ -84,8 +84,15 @@ pub trait Halo: Send + Sync {
         x
     }
 
-    /// After the step: drop the ghosts, keeping the owned particles (in cell order).
-    fn keep_owned(&self, _fluid: &mut Fluid) {}
+    /// Decisions per site (whether a new particle has room there), each taken by the process
+    /// whose slab holds the site (it alone sees every particle near it): afterwards every
+    /// process has every process's decisions.
+    fn agree(&self, _room: &mut [bool], _sites: &[Vec3A]) {}
+
+    /// After the step: drop the ghosts, keeping the owned particles (in cell order), and of
+    /// the particles added after the first `held` (by every process alike, see
+    /// [`Halo::agree`]) those in this process's slab.
+    fn keep_owned(&self, _fluid: &mut Fluid, _held: usize) {}
 }
 
 /// [`Halo::refresh_bytes`] for a typed field.

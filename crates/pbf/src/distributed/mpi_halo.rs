@@ -91,13 +91,21 @@ pub struct MpiHalo {
     size: usize,
     /// Cell planes of ghosts each side (the search stencil's reach).
     reach: usize,
+    /// The grid over the whole domain (its cell planes are the slabs').
+    domain: GridSpec,
     state: Mutex<State>,
 }
 
 impl MpiHalo {
     /// This process's halo in `comm`, over `slabs`, holding particles whose order keys are
     /// `keys`; ghosts `reach` cell planes deep.
-    pub fn new(comm: SimpleCommunicator, slabs: Slabs, reach: usize, keys: Vec<u64>) -> Self {
+    pub fn new(
+        comm: SimpleCommunicator,
+        domain: GridSpec,
+        slabs: Slabs,
+        reach: usize,
+        keys: Vec<u64>,
+    ) -> Self {
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
         assert_eq!(slabs.ranks(), size, "one slab per process");
         let owned = keys.len();
@@ -106,6 +114,7 @@ impl MpiHalo {
             rank,
             size,
             reach,
+            domain,
             state: Mutex::new(State {
                 slabs,
                 keys,
@@ -446,12 +455,58 @@ impl Halo for MpiHalo {
         out
     }
 
-    fn keep_owned(&self, f: &mut Fluid) {
-        let mut s = self.state.lock();
-        let r = s.below..s.below + s.owned;
-        fn keep<T>(v: &mut Vec<T>, r: &Range<usize>) {
+    fn agree(&self, room: &mut [bool], sites: &[Vec3A]) {
+        let t = Instant::now();
+        let slabs = self.state.lock().slabs.clone();
+        let mine: Vec<u8> = room
+            .iter()
+            .zip(sites)
+            .map(|(&free, &q)| {
+                (free && slabs.owner(self.domain.cell_coords(q)[2]) == self.rank) as u8
+            })
+            .collect();
+        let mut all = vec![0u8; mine.len()];
+        // Each site has one owner: the sum is its decision.
+        self.comm
+            .0
+            .all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+        for (r, a) in room.iter_mut().zip(all) {
+            *r = a > 0;
+        }
+        self.state.lock().report.seconds += t.elapsed().as_secs_f64();
+    }
+
+    fn keep_owned(&self, f: &mut Fluid, held: usize) {
+        let mut guard = self.state.lock();
+        let s = &mut *guard;
+        let (below, owned) = (s.below, s.owned);
+        // The particles every process added after the step: those in this slab stay, after
+        // the owned ones, keyed after every particle of the step (as one process appends them).
+        let added = f.len() - held;
+        let planes = s.slabs.planes(self.rank);
+        let new_base = (self.size as u64) << 40;
+        let base = (self.rank as u64) << 40;
+        s.keys.clear();
+        s.keys.extend((0..owned as u64).map(|i| base + i));
+        let mut w = below + owned;
+        for j in 0..added {
+            let i = held + j;
+            if planes.contains(&self.domain.cell_coords(f.x[i])[2]) {
+                f.x[w] = f.x[i];
+                f.v[w] = f.v[i];
+                f.id[w] = f.id[i];
+                f.density[w] = f.density[i];
+                f.vorticity[w] = f.vorticity[i];
+                f.neighbors[w] = f.neighbors[i];
+                s.keys.push(new_base + j as u64);
+                w += 1;
+            }
+        }
+        let r = below..w;
+        fn keep<T: Copy>(v: &mut Vec<T>, r: &std::ops::Range<usize>) {
             v.truncate(r.end);
-            v.drain(..r.start);
+            v.copy_within(r.clone(), 0);
+            v.truncate(r.len());
         }
         keep(&mut f.x, &r);
         keep(&mut f.v, &r);
@@ -459,11 +514,7 @@ impl Halo for MpiHalo {
         keep(&mut f.density, &r);
         keep(&mut f.vorticity, &r);
         keep(&mut f.neighbors, &r);
-        // Keys: slots in this step's global order (slabs are in z order, so rank first).
-        let base = (self.rank as u64) << 40;
-        s.keys.clear();
-        let owned = s.owned;
-        s.keys.extend((0..owned as u64).map(|i| base + i));
+        s.owned = r.len();
         s.below = 0;
         s.above = 0;
     }
@@ -483,7 +534,10 @@ impl Halo for std::sync::Arc<MpiHalo> {
     fn sum(&self, x: u64) -> u64 {
         (**self).sum(x)
     }
-    fn keep_owned(&self, f: &mut Fluid) {
-        (**self).keep_owned(f)
+    fn agree(&self, room: &mut [bool], sites: &[Vec3A]) {
+        (**self).agree(room, sites)
+    }
+    fn keep_owned(&self, f: &mut Fluid, held: usize) {
+        (**self).keep_owned(f, held)
     }
 }

@@ -80,12 +80,6 @@ pub fn run(
 ) -> Result<MpiReport, String> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let mut solver = Solver::new(scene).map_err(|e| e.to_string())?;
-    if solver.capacity() > solver.fluid.len() {
-        return Err(format!(
-            "scene '{}': emitters and timed blocks do not run over MPI yet (run it in one process)",
-            scene.name
-        ));
-    }
     if opts.format == Format::Vtk && !opts.gather {
         return Err("frames in pieces are .vtu (ParaView's .pvtu names them): use --format vtu, or gather them".into());
     }
@@ -110,6 +104,7 @@ pub fn run(
     solver.fluid = own;
     let halo = Arc::new(MpiHalo::new(
         world,
+        d,
         slabs,
         reach,
         mine.iter().map(|&i| i as u64).collect(),

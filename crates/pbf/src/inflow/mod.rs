@@ -22,6 +22,7 @@ pub mod guide;
 pub mod nozzle;
 pub mod room;
 
+use crate::distributed::Halo;
 use crate::particles::Fluid;
 use glam::Vec3A;
 use guide::{Guides, Zone};
@@ -67,6 +68,8 @@ pub struct Inflow {
     rest_density: f32,
     /// Particles added so far.
     added: u64,
+    /// Particles before any was added (ids go on from `base + added`).
+    base: u64,
 }
 
 impl Inflow {
@@ -77,6 +80,7 @@ impl Inflow {
             spacing,
             rest_density,
             added: 0,
+            base: 0,
         }
     }
 
@@ -125,6 +129,11 @@ impl Inflow {
 
     pub fn is_empty(&self) -> bool {
         self.sources.is_empty()
+    }
+
+    /// The scene's particles before any was added (the first new id).
+    pub fn set_base(&mut self, particles: usize) {
+        self.base = particles as u64;
     }
 
     /// Particles added so far.
@@ -185,8 +194,11 @@ impl Inflow {
     }
 
     /// Add the particles due by time `t` to `fluid`, whose first `grid.len()` particles are in
-    /// the slot order of `grid` (the last step's). Returns how many were added.
-    pub fn emit(&mut self, t: f64, fluid: &mut Fluid, grid: &Grid) -> usize {
+    /// the slot order of `grid` (the last step's). Returns how many were added. With the fluid
+    /// split over processes, each decides the sites in its own slab and `halo` makes every
+    /// process agree on all of them, so every process appends every new particle, with the
+    /// one-process ids (it keeps its own in [`Halo::keep_owned`]).
+    pub fn emit(&mut self, t: f64, fluid: &mut Fluid, grid: &Grid, halo: &dyn Halo) -> usize {
         let before = fluid.len();
         // "Closer than the spacing", with a margin for rounding: a layer leaves when the last
         // has moved exactly one spacing on.
@@ -202,8 +214,9 @@ impl Inflow {
                     done,
                 } => {
                     if !*done && reached(*start) {
-                        let new = room::free(sites, &fluid.x, grid, s);
-                        fluid.append(&new, *velocity, self.rest_density);
+                        let new = room::free(sites, &fluid.x, grid, s, halo);
+                        let first = (self.base + self.added + (fluid.len() - before) as u64) as u32;
+                        fluid.append_from(first, &new, *velocity, self.rest_density);
                         *done = true;
                     }
                 }
@@ -221,8 +234,9 @@ impl Inflow {
                     }
                     let shift = zone.velocity * (t - at).max(0.0) as f32;
                     let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
-                    let new = room::free(&layer, &fluid.x, grid, s);
-                    fluid.append(&new, zone.velocity, self.rest_density);
+                    let new = room::free(&layer, &fluid.x, grid, s, halo);
+                    let first = (self.base + self.added + (fluid.len() - before) as u64) as u32;
+                    fluid.append_from(first, &new, zone.velocity, self.rest_density);
                     *next += 1;
                 },
             }

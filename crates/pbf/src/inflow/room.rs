@@ -13,9 +13,17 @@ use glam::Vec3A;
 use nsearch::Grid;
 use rayon::prelude::*;
 
-/// The sites of `sites` with room (see [`free_sites`]), in their order.
-pub fn free(sites: &[Vec3A], x: &[Vec3A], grid: &Grid, spacing: f32) -> Vec<Vec3A> {
-    let room = free_sites(sites, x, grid, spacing);
+/// The sites of `sites` with room (see [`free_sites`]), in their order; with the fluid split
+/// over processes, as the process that owns each site decided (`halo`).
+pub fn free(
+    sites: &[Vec3A],
+    x: &[Vec3A],
+    grid: &Grid,
+    spacing: f32,
+    halo: &dyn crate::distributed::Halo,
+) -> Vec<Vec3A> {
+    let mut room = free_sites(sites, x, grid, spacing);
+    halo.agree(&mut room, sites);
     sites
         .iter()
         .zip(room)

@@ -138,12 +138,14 @@ impl Solver {
     pub fn from_parts(parts: SolverParts) -> Solver {
         let mut fluid = parts.fluid;
         // Room for every particle the schedule can add: no reallocation during the run.
-        if let Some(inflow) = &parts.inflow {
+        let mut inflow = parts.inflow;
+        if let Some(inflow) = &mut inflow {
             fluid.reserve(inflow.most());
+            inflow.set_base(fluid.len());
         }
         Solver {
             fluid,
-            inflow: parts.inflow,
+            inflow,
             kernels: parts.kernels,
             colliders: parts.colliders,
             search: NeighborSearch::new(parts.domain, parts.search_mode),
@@ -345,13 +347,14 @@ impl Solver {
     }
 
     fn finish_step(&mut self) {
-        self.halo.keep_owned(&mut self.fluid);
         self.time += self.dt as f64;
         self.steps += 1;
         // New particles after the step, at the end of it: the next step sorts them in.
+        let held = self.fluid.len();
         if let Some(inflow) = &mut self.inflow {
-            inflow.emit(self.time, &mut self.fluid, self.search.grid());
+            inflow.emit(self.time, &mut self.fluid, self.search.grid(), &*self.halo);
         }
+        self.halo.keep_owned(&mut self.fluid, held);
     }
 
     /// The obstacles' surfaces where they are now (`None` without obstacles), for output.
