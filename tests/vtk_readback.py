@@ -3,6 +3,9 @@
 
 Usage: python3 tests/vtk_readback.py OUT_DIR/scene.pvd|OUT_DIR/scene.vtk.series [...]
 
+A .pvd may list .pvtu files (an MPI run's frames in pieces, read by vtkXMLPUnstructuredGridReader):
+their ids must then be each of 0..n-1 once rather than in order.
+
 For each series (.pvd for .vtu frames, .vtk.series for legacy .vtk frames): every listed frame (.vtu through vtkXMLUnstructuredGridReader, legacy .vtk through
 vtkUnstructuredGridReader) must hold one VERTEX cell per point, the point arrays density, id,
 neighbors, velocity (3 components) and vorticity (3), ids 0..n-1 in order, finite values, and the
@@ -20,7 +23,10 @@ from vtk.util.numpy_support import vtk_to_numpy
 
 
 def read(path):
-    if path.endswith(".vtu"):
+    if path.endswith(".pvtu"):
+        # A frame in pieces (an MPI run): the parallel reader joins them.
+        r = vtk.vtkXMLPUnstructuredGridReader()
+    elif path.endswith(".vtu"):
         r = vtk.vtkXMLUnstructuredGridReader()
     else:
         r = vtk.vtkUnstructuredGridReader()
@@ -60,7 +66,11 @@ def check(pvd):
         assert names == ["density", "id", "neighbors", "velocity", "vorticity"], f"{path}: {names}"
         a = {k: vtk_to_numpy(pd.GetArray(k)) for k in names}
         assert a["velocity"].shape == (n, 3) and a["vorticity"].shape == (n, 3), path
-        assert (a["id"] == range(n)).all(), f"{path}: ids not 0..n-1 in order"
+        if path.endswith(".pvtu"):
+            # Pieces hold each process's particles: together, every id once.
+            assert sorted(a["id"]) == list(range(n)), f"{path}: ids not each of 0..n-1 once"
+        else:
+            assert (a["id"] == range(n)).all(), f"{path}: ids not 0..n-1 in order"
         for k in ("density", "velocity", "vorticity"):
             assert all(math.isfinite(x) for x in a[k].ravel()), f"{path}: {k} not finite"
         # Frame 0 is the initial state, before any search (neighbors 0).

@@ -81,6 +81,28 @@ struct State {
     up: Vec<Moving>,
     from_below: Vec<Moving>,
     from_above: Vec<Moving>,
+    keep: Vec<usize>,
+    staged: Staged,
+}
+
+/// The owned particles of a step being assembled (migration merged in), before the ghosts.
+#[derive(Default)]
+struct Staged {
+    x: Vec<Vec3A>,
+    v: Vec<Vec3A>,
+    id: Vec<u32>,
+    p: Vec<Vec3A>,
+    keys: Vec<u64>,
+}
+
+impl Staged {
+    fn clear(&mut self) {
+        self.x.clear();
+        self.v.clear();
+        self.id.clear();
+        self.p.clear();
+        self.keys.clear();
+    }
 }
 
 /// The fluid split into slabs over MPI processes (see the module docs of
@@ -131,6 +153,8 @@ impl MpiHalo {
                 up: Vec::new(),
                 from_below: Vec::new(),
                 from_above: Vec::new(),
+                keep: Vec::new(),
+                staged: Staged::default(),
             }),
         }
     }
@@ -315,14 +339,18 @@ impl Halo for MpiHalo {
 
         // The particles this slab now owns, in key order: those that stay merged with those
         // that came (both already in key order).
-        let keep: Vec<usize> = (0..n)
-            .filter(|&i| s.dest[i] as usize == self.rank)
-            .collect();
-        let mut x = Vec::with_capacity(keep.len() + total_in);
-        let mut v = Vec::with_capacity(keep.len() + total_in);
-        let mut id = Vec::with_capacity(keep.len() + total_in);
-        let mut pp = Vec::with_capacity(keep.len() + total_in);
-        let mut keys = Vec::with_capacity(keep.len() + total_in);
+        let mut keep = std::mem::take(&mut s.keep);
+        keep.clear();
+        keep.extend((0..n).filter(|&i| s.dest[i] as usize == self.rank));
+        let mut st = std::mem::take(&mut s.staged);
+        st.clear();
+        let Staged {
+            x,
+            v,
+            id,
+            p: pp,
+            keys,
+        } = &mut st;
         let (mut a, mut b) = (0usize, 0usize);
         while a < keep.len() || b < s.incoming.len() {
             let take_kept =
@@ -388,11 +416,11 @@ impl Halo for MpiHalo {
         for m in &from_below {
             push(f, p, &mut s.keys, m);
         }
-        f.x.extend_from_slice(&x);
-        f.v.extend_from_slice(&v);
-        f.id.extend_from_slice(&id);
-        p.extend_from_slice(&pp);
-        s.keys.extend_from_slice(&keys);
+        f.x.extend_from_slice(x);
+        f.v.extend_from_slice(v);
+        f.id.extend_from_slice(id);
+        p.extend_from_slice(pp);
+        s.keys.extend_from_slice(keys);
         for m in &from_above {
             push(f, p, &mut s.keys, m);
         }
@@ -409,6 +437,8 @@ impl Halo for MpiHalo {
         s.up = up;
         s.from_above = from_above;
         s.from_below = from_below;
+        s.keep = keep;
+        s.staged = st;
         s.report.seconds += t.elapsed().as_secs_f64();
         s.report.steps += 1;
     }

@@ -122,6 +122,7 @@ pub fn run(
         writer: (rank == 0 && opts.gather && opts.format != Format::None)
             .then(|| FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format)),
         listed: Vec::new(),
+        obstacles_listed: Vec::new(),
         frames: 0,
     };
     let frame_dt = 1.0 / scene.output.fps as f64;
@@ -190,6 +191,7 @@ pub fn run(
 struct Output {
     writer: Option<FrameWriter>,
     listed: Vec<(f64, String)>,
+    obstacles_listed: Vec<(f64, String)>,
     frames: usize,
 }
 
@@ -309,6 +311,29 @@ impl Output {
                 let text = series_text(Format::Vtu, &self.listed);
                 write_atomic(&series, |tmp| std::fs::write(tmp, &text))
                     .map_err(|e| format!("{}: {e}", series.display()))?;
+                // The obstacles' surfaces (the same on every process), as one process writes them.
+                let surfaces = Frame {
+                    obstacles: solver.obstacle_mesh(),
+                    ..Frame::default()
+                };
+                let surfaces = Frame {
+                    index: k,
+                    time: solver.time,
+                    ..surfaces
+                };
+                if let Some(path) = crate::io::write_obstacles(&opts.dir, &surfaces, Format::Vtu)
+                    .map_err(|e| format!("{}: {e}", opts.dir.display()))?
+                {
+                    let file = path.file_name().unwrap().to_string_lossy().to_string();
+                    self.obstacles_listed.push((solver.time, file));
+                    let series = opts.dir.join(series_name(
+                        &format!("{}_obstacles", scene.name),
+                        Format::Vtu,
+                    ));
+                    let text = series_text(Format::Vtu, &self.obstacles_listed);
+                    write_atomic(&series, |tmp| std::fs::write(tmp, &text))
+                        .map_err(|e| format!("{}: {e}", series.display()))?;
+                }
             }
         }
         self.frames += 1;

@@ -1,0 +1,138 @@
+//! The fluid split over MPI processes gives the one-process run, byte for byte (feature `mpi`;
+//! needs `mpirun`, from Open MPI). `mpirun --oversubscribe`: more processes than cores is fine
+//! for a check of equality.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::Command;
+
+fn pbf(dir: &Path, scene: &str, steps: u32) {
+    let o = Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args(["run", scene, "--quiet", "--threads", "2", "--steps"])
+        .arg(steps.to_string())
+        .arg("-o")
+        .arg(dir)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn mpirun(np: u32, dir: &Path, scene: &str, steps: u32, extra: &[&str]) {
+    let o = Command::new("mpirun")
+        .args(["--oversubscribe", "-np", &np.to_string()])
+        .arg(env!("CARGO_BIN_EXE_pbf"))
+        .args(["run", scene, "--quiet", "--threads", "1", "--steps"])
+        .arg(steps.to_string())
+        .arg("-o")
+        .arg(dir)
+        .args(extra)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "mpirun -np {np} {scene}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Every frame, obstacle surface and series file of `one` has a byte-identical twin in `many`.
+fn same_files(one: &Path, many: &Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(one).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.ends_with(".vtu") || name.ends_with(".pvd") {
+            let a = std::fs::read(e.path()).unwrap();
+            let b = std::fs::read(many.join(&name))
+                .unwrap_or_else(|_| panic!("{name}: missing in the split run"));
+            assert!(
+                a == b,
+                "{name} differs between one process and the split run"
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn two_processes_write_the_one_process_frames_byte_for_byte() {
+    // The dam break; an emitter with obstacles (the cylinders); a moving wall (the paddle).
+    for (scene, steps) in [
+        ("configs/dam_break_small.toml", 150),
+        ("configs/paper_5_cylinders_small.toml", 150),
+        ("configs/paper_4_wave_small.toml", 100),
+    ] {
+        let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        pbf(one.path(), scene, steps);
+        mpirun(2, two.path(), scene, steps, &["--gather"]);
+        let n = same_files(one.path(), two.path());
+        assert!(n >= 10, "{scene}: only {n} files compared");
+    }
+}
+
+/// Positions and point arrays of a `.vtu` by particle id: (id, [x, y, z, arrays...]).
+fn by_id(path: &Path) -> Vec<(u32, Vec<f64>)> {
+    use vtkio::model::{Attribute, DataSet, Piece};
+    let vtk = vtkio::Vtk::import(path).unwrap();
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("{path:?}: not an unstructured grid")
+    };
+    let Piece::Inline(p) = &pieces[0] else {
+        panic!("{path:?}: not inline")
+    };
+    let pts: Vec<f64> = p.points.cast_into::<f64>().unwrap();
+    let n = pts.len() / 3;
+    let mut arrays: Vec<(String, Vec<f64>)> = p
+        .data
+        .point
+        .iter()
+        .map(|a| match a {
+            Attribute::DataArray(d) => (d.name.clone(), d.data.cast_into::<f64>().unwrap()),
+            Attribute::Field { name, .. } => panic!("{path:?}: field {name}"),
+        })
+        .collect();
+    arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    let ids = &arrays.iter().find(|a| a.0 == "id").unwrap().1;
+    (0..n)
+        .map(|i| {
+            let mut v = pts[3 * i..3 * i + 3].to_vec();
+            for (_, a) in &arrays {
+                let c = a.len() / n;
+                v.extend_from_slice(&a[c * i..c * i + c]);
+            }
+            (ids[i] as u32, v)
+        })
+        .collect()
+}
+
+#[test]
+fn the_pieces_of_three_processes_hold_each_particle_once_with_the_one_process_values() {
+    let scene = "configs/dam_break_small.toml";
+    let (one, many) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    pbf(one.path(), scene, 60);
+    mpirun(3, many.path(), scene, 60, &[]);
+    // The series names the .pvtu files, each names its three pieces.
+    let pvd = std::fs::read_to_string(many.path().join("dam_break_small.pvd")).unwrap();
+    assert!(pvd.contains("frame_00000.pvtu") && pvd.contains("frame_00007.pvtu"));
+    for k in [0usize, 7] {
+        let pvtu = std::fs::read_to_string(many.path().join(format!("frame_{k:05}.pvtu"))).unwrap();
+        let mut rows = Vec::new();
+        for r in 0..3 {
+            let piece = format!("frame_{k:05}_p{r}.vtu");
+            assert!(pvtu.contains(&piece), "{pvtu}");
+            rows.extend(by_id(&many.path().join(piece)));
+        }
+        rows.sort_by_key(|r| r.0);
+        let whole = by_id(&one.path().join(format!("frame_{k:05}.vtu")));
+        assert_eq!(rows.len(), whole.len(), "frame {k}: every particle once");
+        for (a, b) in rows.iter().zip(&whole) {
+            assert_eq!(a.0, b.0, "frame {k}: ids");
+            assert_eq!(a.1, b.1, "frame {k}: particle {}", a.0);
+        }
+    }
+}
