@@ -145,9 +145,15 @@ pub fn write_text(dir: &Path, name: &str, text: &str) -> Result<()> {
 /// [`Scene::load`], printing the scene's [warnings](Scene::warnings) to stderr; a scene too big
 /// for this machine's memory is refused (see [`check_memory`]).
 pub fn load_scene(path: &Path, sets: &[String]) -> Result<Scene> {
+    load_scene_warning(path, sets, true)
+}
+
+/// [`load_scene`], printing the scene's warnings only if `warn` (one process of an MPI run
+/// speaks for all).
+pub fn load_scene_warning(path: &Path, sets: &[String], warn: bool) -> Result<Scene> {
     let scene = Scene::load(path, sets).map_err(input)?;
     check_memory(&scene, path)?;
-    for w in scene.warnings() {
+    for w in scene.warnings().iter().filter(|_| warn) {
         eprintln!("warning: {}: {w}", path.display());
     }
     Ok(scene)

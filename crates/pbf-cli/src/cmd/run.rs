@@ -206,7 +206,7 @@ pub fn main_mpi(
     if let Some(m) = a.search {
         sets.push(format!("search.mode=\"{m}\""));
     }
-    let scene = load_scene(&a.scene, &sets)?;
+    let scene = crate::args::load_scene_warning(&a.scene, &sets, rank == 0)?;
     let steps = a.span.steps(&scene)?;
     let format = a.format.unwrap_or(scene.output.format);
     let opts = MpiRunOptions {
@@ -215,26 +215,27 @@ pub fn main_mpi(
         dir: output_dir(&a.output, &scene.name)?,
         gather: a.gather,
         rebalance_above: a.rebalance_above,
+        backend: a.backend,
     };
     let show = !a.quiet && rank == 0;
-    if show {
-        eprintln!(
-            "{} over {} processes",
-            run_header(
-                &scene,
-                pbf::solver::Solver::new(&scene).map_err(input)?.fluid.len(),
-                &RunOptions {
-                    steps,
-                    format,
-                    dir: opts.dir.clone(),
-                    checkpoint_every: None,
-                    resume: None,
-                }
-            ),
-            world.size()
-        );
-    }
-    let report = run(world, &scene, &opts).map_err(|e| anyhow::anyhow!(e))?;
+    let size = world.size();
+    let header = |particles: usize| {
+        if show {
+            let one = RunOptions {
+                steps,
+                format,
+                dir: opts.dir.clone(),
+                checkpoint_every: None,
+                resume: None,
+            };
+            eprintln!(
+                "{} over {size} processes",
+                run_header(&scene, particles, &one)
+            );
+        }
+    };
+    let mut bar = Bar::new(show, steps);
+    let report = run(world, &scene, &opts, header, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
     if show {
         let r = &report;
         println!(

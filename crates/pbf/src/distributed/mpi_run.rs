@@ -34,6 +34,8 @@ pub struct MpiRunOptions {
     pub gather: bool,
     /// Re-balance the slabs when the most loaded process holds more than this times the mean.
     pub rebalance_above: f64,
+    /// The neighbor search's SIMD path.
+    pub backend: nsearch::Backend,
 }
 
 /// What a run did, over all processes.
@@ -73,13 +75,20 @@ fn plane_counts(solver: &Solver, x: &[Vec3A]) -> Vec<u64> {
 
 /// Run `scene` split over the processes of `world`. Every process calls it; process 0 writes
 /// the `.pvtu`/`.pvd` (or the gathered frames) and returns the report others also get.
+/// `started` is told the particle count once the scene is built.
 pub fn run(
     world: SimpleCommunicator,
     scene: &Scene,
     opts: &MpiRunOptions,
+    started: impl FnOnce(usize),
+    progress: &mut dyn crate::run::Progress,
 ) -> Result<MpiReport, String> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let mut solver = Solver::new(scene).map_err(|e| e.to_string())?;
+    solver
+        .set_search_backend(opts.backend)
+        .map_err(|e| format!("--backend: {e}"))?;
+    started(solver.fluid.len());
     if opts.format == Format::Vtk && !opts.gather {
         return Err("frames in pieces are .vtu (ParaView's .pvtu names them): use --format vtu, or gather them".into());
     }
@@ -129,7 +138,7 @@ pub fn run(
     out.frame(&solver, &halo, opts, scene, 0)?;
     let mut next_frame = 1usize;
     let (mut step_sum, mut imb_max, mut rebalances) = (0.0f64, 1.0f64, 0u64);
-    for _ in 0..opts.steps {
+    for done in 1..=opts.steps {
         let t = Instant::now();
         solver.step();
         let local = t.elapsed().as_secs_f64();
@@ -137,6 +146,7 @@ pub fn run(
         // Blow-up: a non-finite state anywhere stops every process.
         let bad = crate::run::check_finite(&solver).is_err() as u64;
         if halo.sum_all(&[bad])[0] > 0 {
+            progress.end(true);
             return Err(format!(
                 "step {} (t = {:.4} s): a particle's state is no longer finite; the run is stopped ({} frames written)",
                 solver.steps, solver.time, out.frames
@@ -158,7 +168,9 @@ pub fn run(
             out.frame(&solver, &halo, opts, scene, next_frame)?;
             next_frame += 1;
         }
+        progress.tick(done, solver.time);
     }
+    progress.end(false);
     if let Some(w) = out.writer.take() {
         w.finish()?;
     }
