@@ -180,7 +180,8 @@ fn format_name(f: Format) -> String {
 }
 
 /// `pbf run` under `mpirun -np P` (P > 1): the fluid split into slabs over the processes of
-/// `world` (see pbf's `distributed`). Checkpoints and resuming stay with one process for now.
+/// `world` (see pbf's `distributed`). Checkpoints are ordinary ones (process 0 gathers the
+/// state): a run resumes from one on any number of processes, one included.
 #[cfg(feature = "mpi")]
 pub fn main_mpi(
     a: Args,
@@ -197,11 +198,6 @@ pub fn main_mpi(
             .build_global()
             .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
     }
-    if a.checkpoint_every.is_some() || a.resume.is_some() {
-        return Err(input(anyhow::anyhow!(
-            "--checkpoint-every and --resume run in one process only (not under mpirun yet)"
-        )));
-    }
     let mut sets = a.set.clone();
     if let Some(m) = a.search {
         sets.push(format!("search.mode=\"{m}\""));
@@ -216,6 +212,12 @@ pub fn main_mpi(
         gather: a.gather,
         rebalance_above: a.rebalance_above,
         backend: a.backend,
+        checkpoint_every: a.checkpoint_every,
+        resume: a
+            .resume
+            .as_deref()
+            .map(resume_from(&scene, format, steps))
+            .transpose()?,
     };
     let show = !a.quiet && rank == 0;
     let size = world.size();

@@ -192,6 +192,29 @@ impl MpiHalo {
         out
     }
 
+    /// Sums over processes, elementwise.
+    pub fn sum_f64s(&self, local: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0f64; local.len()];
+        self.comm
+            .0
+            .all_reduce_into(local, &mut out[..], SystemOperation::sum());
+        out
+    }
+
+    /// Largest values over processes, elementwise.
+    pub fn max_f64s(&self, local: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0f64; local.len()];
+        self.comm
+            .0
+            .all_reduce_into(local, &mut out[..], SystemOperation::max());
+        out
+    }
+
+    /// The order key of each particle this process holds (between steps: its own, in order).
+    pub fn keys(&self) -> Vec<u64> {
+        self.state.lock().keys.clone()
+    }
+
     /// The largest over processes.
     pub fn max_f64(&self, x: f64) -> f64 {
         let mut out = 0.0f64;

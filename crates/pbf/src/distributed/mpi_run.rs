@@ -10,6 +10,8 @@
 
 use super::mpi_halo::{ExchangeReport, MpiHalo};
 use super::slabs::{Slabs, imbalance};
+use crate::checkpoint::{Checkpoint, RunState, SolverState};
+use crate::io::energy::Measures;
 use crate::io::frame::{Frame, PointArray};
 use crate::io::pieces::{piece_name, pvtu_name, pvtu_text};
 use crate::io::{FrameWriter, series_name, series_text, write_atomic};
@@ -36,6 +38,11 @@ pub struct MpiRunOptions {
     pub rebalance_above: f64,
     /// The neighbor search's SIMD path.
     pub backend: nsearch::Backend,
+    /// Save the whole state every this many steps (one ordinary checkpoint, written by
+    /// process 0: resumable by one process or by any number).
+    pub checkpoint_every: Option<u64>,
+    /// Go on from this checkpoint (of this scene; checked by the caller).
+    pub resume: Option<Checkpoint>,
 }
 
 /// What a run did, over all processes.
@@ -45,6 +52,8 @@ pub struct MpiReport {
     pub particles: usize,
     pub steps: u64,
     pub frames: usize,
+    /// Steps in which a particle crossed the kernel radius.
+    pub fast_steps: u64,
     /// Mean seconds per step (the slowest process's wall clock).
     pub step_s: f64,
     /// Mean seconds per step in exchanges (the slowest process's).
@@ -74,8 +83,8 @@ fn plane_counts(solver: &Solver, x: &[Vec3A]) -> Vec<u64> {
 }
 
 /// Run `scene` split over the processes of `world`. Every process calls it; process 0 writes
-/// the `.pvtu`/`.pvd` (or the gathered frames) and returns the report others also get.
-/// `started` is told the particle count once the scene is built.
+/// the `.pvtu`/`.pvd` (or the gathered frames), `energy.csv` and the checkpoints, and returns
+/// the report others also get. `started` is told the particle count once the scene is built.
 pub fn run(
     world: SimpleCommunicator,
     scene: &Scene,
@@ -88,6 +97,9 @@ pub fn run(
     solver
         .set_search_backend(opts.backend)
         .map_err(|e| format!("--backend: {e}"))?;
+    if let Some(c) = &opts.resume {
+        solver.restore(&c.solver)?;
+    }
     started(solver.fluid.len());
     if opts.format == Format::Vtk && !opts.gather {
         return Err("frames in pieces are .vtu (ParaView's .pvtu names them): use --format vtu, or gather them".into());
@@ -97,7 +109,8 @@ pub fn run(
     let counts = plane_counts(&solver, &solver.fluid.x);
     let slabs = Slabs::balanced(&counts, size, reach).map_err(|e| e.to_string())?;
 
-    // This process's particles, keyed by their place in the scene's list.
+    // This process's particles, keyed by their place in the list (the scene's, or the
+    // checkpoint's: both are the order one process would sort from).
     let all = std::mem::take(&mut solver.fluid);
     let d = *solver.domain();
     let mine: Vec<usize> = (0..total)
@@ -120,37 +133,72 @@ pub fn run(
     ));
     solver.set_halo(Box::new(halo.clone()));
 
-    if rank == 0 && opts.format != Format::None {
-        std::fs::create_dir_all(&opts.dir).map_err(|e| format!("{}: {e}", opts.dir.display()))?;
-        crate::io::clear_earlier_output(&opts.dir, &scene.name)
-            .map_err(|e| format!("{}: {e}", opts.dir.display()))?;
+    let dir_err = |e: std::io::Error| format!("{}: {e}", opts.dir.display());
+    if rank == 0 {
+        std::fs::create_dir_all(&opts.dir).map_err(dir_err)?;
+        match &opts.resume {
+            Some(c) => crate::io::clear_after_checkpoint(&opts.dir, c.run.next_frame),
+            None => crate::io::clear_earlier_output(&opts.dir, &scene.name),
+        }
+        .map_err(dir_err)?;
     }
     halo.comm().barrier();
 
+    let resumed = opts.resume.as_ref().map(|c| c.run.clone());
     let mut out = Output {
-        writer: (rank == 0 && opts.gather && opts.format != Format::None)
-            .then(|| FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format)),
-        listed: Vec::new(),
-        obstacles_listed: Vec::new(),
+        writer: (rank == 0 && opts.gather && opts.format != Format::None).then(|| match &resumed {
+            Some(r) => FrameWriter::resume(
+                opts.dir.clone(),
+                scene.name.clone(),
+                opts.format,
+                r.frames.clone(),
+                r.obstacle_frames.clone(),
+            ),
+            None => FrameWriter::start(opts.dir.clone(), scene.name.clone(), opts.format),
+        }),
+        listed: resumed.as_ref().map_or(Vec::new(), |r| r.frames.clone()),
+        obstacles_listed: resumed
+            .as_ref()
+            .map_or(Vec::new(), |r| r.obstacle_frames.clone()),
+        rows: resumed.as_ref().map_or(Vec::new(), |r| r.measures.clone()),
         frames: 0,
     };
     let frame_dt = 1.0 / scene.output.fps as f64;
-    out.frame(&solver, &halo, opts, scene, 0)?;
-    let mut next_frame = 1usize;
-    let (mut step_sum, mut imb_max, mut rebalances) = (0.0f64, 1.0f64, 0u64);
-    for done in 1..=opts.steps {
+    let mut next_frame = match &resumed {
+        Some(r) => {
+            if rank == 0 {
+                out.write_energy(opts)?;
+            }
+            r.next_frame
+        }
+        None => {
+            out.look(&solver, &halo, opts)?;
+            out.frame(&solver, &halo, opts, scene, 0)?;
+            1
+        }
+    };
+    let first = solver.steps;
+    let (mut step_sum, mut imb_max, mut rebalances, mut fast) = (0.0f64, 1.0f64, 0u64, 0u64);
+    for _ in first..opts.steps {
         let t = Instant::now();
         solver.step();
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64(local);
         // Blow-up: a non-finite state anywhere stops every process.
-        let bad = crate::run::check_finite(&solver).is_err() as u64;
-        if halo.sum_all(&[bad])[0] > 0 {
+        let (bad, v_max) = match crate::run::check_finite(&solver) {
+            Ok(v) => (0.0, v as f64),
+            Err(_) => (1.0, 0.0),
+        };
+        let worst = halo.max_f64s(&[bad, v_max]);
+        if worst[0] > 0.0 {
             progress.end(true);
             return Err(format!(
                 "step {} (t = {:.4} s): a particle's state is no longer finite; the run is stopped ({} frames written)",
                 solver.steps, solver.time, out.frames
             ));
+        }
+        if worst[1] * solver.dt() as f64 > solver.kernel_radius() as f64 {
+            fast += 1;
         }
         // Balance: particles per plane, summed; new slabs when the load is too uneven.
         let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
@@ -165,14 +213,29 @@ pub fn run(
             rebalances += 1;
         }
         if solver.time + 1e-9 >= next_frame as f64 * frame_dt {
+            out.look(&solver, &halo, opts)?;
             out.frame(&solver, &halo, opts, scene, next_frame)?;
             next_frame += 1;
         }
-        progress.tick(done, solver.time);
+        if let Some(every) = opts.checkpoint_every
+            && solver.steps.is_multiple_of(every.max(1))
+        {
+            out.checkpoint(&solver, &halo, opts, scene, next_frame, total)?;
+        }
+        progress.tick(solver.steps - first, solver.time);
     }
     progress.end(false);
+    // The state at the end too, as one process's run looks at it (once, if a frame time).
+    if out.rows.last().is_none_or(|l| l.time != solver.time) {
+        out.look(&solver, &halo, opts)?;
+    }
     if let Some(w) = out.writer.take() {
         w.finish()?;
+    }
+    if rank == 0 && !out.rows.is_empty() {
+        let svg = crate::io::energy::chart_svg(&scene.name, &out.rows)?;
+        let path = opts.dir.join(crate::run::ENERGY_SVG);
+        write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
     let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
     let slabs = halo.slabs();
@@ -180,12 +243,13 @@ pub fn run(
     let r: ExchangeReport = halo.report();
     let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
     let exchange = halo.max_f64(r.seconds);
-    let steps = opts.steps.max(1) as f64;
+    let steps = (opts.steps - first).max(1) as f64;
     Ok(MpiReport {
         processes: size,
-        particles: total,
-        steps: opts.steps,
+        particles: loads.iter().sum::<u64>() as usize,
+        steps: opts.steps - first,
         frames: out.frames,
+        fast_steps: fast,
         step_s: step_sum / steps,
         exchange_s: exchange / steps,
         migration_bytes_per_step: sums[0] as f64 / steps,
@@ -204,6 +268,8 @@ struct Output {
     writer: Option<FrameWriter>,
     listed: Vec<(f64, String)>,
     obstacles_listed: Vec<(f64, String)>,
+    /// The rows of `energy.csv` so far (process 0's copy is written).
+    rows: Vec<Measures>,
     frames: usize,
 }
 
@@ -220,7 +286,162 @@ struct Row {
 }
 unsafe impl super::Plain for Row {}
 
+/// One owned particle's state, gathered on process 0 for a checkpoint.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Saved {
+    key: u64,
+    x: [f32; 3],
+    v: [f32; 3],
+    id: u32,
+    pad: u32,
+}
+unsafe impl super::Plain for Saved {}
+
+/// Gather every process's `rows` on process 0 (`Some` there, `None` elsewhere).
+fn gather<T: super::Plain + Default>(halo: &MpiHalo, rows: &[T]) -> Option<Vec<T>> {
+    let comm = halo.comm();
+    let root = comm.process_at_rank(0);
+    let n = std::mem::size_of_val(rows) as i32;
+    if halo.rank() == 0 {
+        let mut counts = vec![0i32; halo.size()];
+        root.gather_into_root(&n, &mut counts[..]);
+        let displs: Vec<i32> = counts
+            .iter()
+            .scan(0, |acc, &c| {
+                let d = *acc;
+                *acc += c;
+                Some(d)
+            })
+            .collect();
+        let total: i32 = counts.iter().sum();
+        let mut all = vec![T::default(); total as usize / std::mem::size_of::<T>()];
+        {
+            let mut part = mpi::datatype::PartitionMut::new(
+                super::bytes_of_mut(&mut all),
+                &counts[..],
+                &displs[..],
+            );
+            root.gather_varcount_into_root(super::bytes_of(rows), &mut part);
+        }
+        Some(all)
+    } else {
+        root.gather_into(&n);
+        root.gather_varcount_into(super::bytes_of(rows));
+        None
+    }
+}
+
 impl Output {
+    /// A row of `energy.csv` at a frame time: each process's measures of its own particles,
+    /// summed (energies, counts) or maximised (densest, fastest, highest) over processes. Sums
+    /// in another order than one process's: the same to the CSV's digits, give or take the last.
+    fn look(
+        &mut self,
+        solver: &Solver,
+        halo: &MpiHalo,
+        opts: &MpiRunOptions,
+    ) -> Result<(), String> {
+        let m = solver.measures();
+        let n = m.particles as f64;
+        let s = halo.sum_f64s(&[
+            n,
+            m.kinetic,
+            m.potential,
+            m.density_error_pct * n,
+            m.speed_mean * n,
+        ]);
+        let top = if m.particles > 0 {
+            m.top as f64
+        } else {
+            f64::NEG_INFINITY
+        };
+        let x = halo.max_f64s(&[m.density_max as f64, m.speed_max as f64, top]);
+        let per = |v: f64| if s[0] > 0.0 { v / s[0] } else { 0.0 };
+        self.rows.push(Measures {
+            time: m.time,
+            particles: s[0] as usize,
+            kinetic: s[1],
+            potential: s[2],
+            density_error_pct: per(s[3]),
+            density_max: x[0] as f32,
+            speed_mean: per(s[4]),
+            speed_max: x[1] as f32,
+            top: if s[0] > 0.0 { x[2] as f32 } else { 0.0 },
+        });
+        if halo.rank() == 0 {
+            self.write_energy(opts)?;
+        }
+        Ok(())
+    }
+
+    fn write_energy(&self, opts: &MpiRunOptions) -> Result<(), String> {
+        let path = opts.dir.join(crate::run::ENERGY_CSV);
+        let text = crate::io::energy::csv_text(&self.rows);
+        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The whole state, gathered on process 0 in the one-process slot order (the order keys)
+    /// and written as an ordinary checkpoint.
+    fn checkpoint(
+        &mut self,
+        solver: &Solver,
+        halo: &MpiHalo,
+        opts: &MpiRunOptions,
+        scene: &Scene,
+        next_frame: usize,
+        particles_start: usize,
+    ) -> Result<(), String> {
+        let f = &solver.fluid;
+        let keys = halo.keys();
+        let rows: Vec<Saved> = (0..f.len())
+            .map(|i| Saved {
+                key: keys[i],
+                x: f.x[i].to_array(),
+                v: f.v[i].to_array(),
+                id: f.id[i],
+                pad: 0,
+            })
+            .collect();
+        let Some(mut all) = gather(halo, &rows) else {
+            return Ok(());
+        };
+        all.sort_unstable_by_key(|r| r.key);
+        let state = solver.state();
+        let (frames, obstacle_frames) = match &self.writer {
+            Some(w) => w.flush()?,
+            None => (self.listed.clone(), self.obstacles_listed.clone()),
+        };
+        let c = Checkpoint {
+            scene_name: scene.name.clone(),
+            scene_key: crate::checkpoint::scene_key::scene_key(scene),
+            solver: SolverState {
+                x: all.iter().map(|r| r.x).collect(),
+                v: all.iter().map(|r| r.v).collect(),
+                id: all.iter().map(|r| r.id).collect(),
+                ..state
+            },
+            run: RunState {
+                format: opts.format,
+                next_frame,
+                frames,
+                obstacle_frames,
+                particles_start,
+                particle_steps: 0,
+                phases: Default::default(),
+                counters: Default::default(),
+                watch: crate::io::summary::Watch::new(scene.particles.radius),
+                fast_steps: 0,
+                measures: self.rows.clone(),
+                solve: Default::default(),
+            },
+        };
+        crate::checkpoint::write(&opts.dir, &c)
+            .map(|_| ())
+            .map_err(|e| format!("{}: writing a checkpoint: {e}", opts.dir.display()))
+    }
+
     fn frame(
         &mut self,
         solver: &Solver,
@@ -234,7 +455,6 @@ impl Output {
         }
         let f = &solver.fluid;
         let comm = halo.comm();
-        let root = comm.process_at_rank(0);
         if opts.gather {
             let rows: Vec<Row> = (0..f.len())
                 .map(|i| Row {
@@ -246,28 +466,7 @@ impl Output {
                     neighbors: f.neighbors[i],
                 })
                 .collect();
-            let n = rows.len() as i32 * std::mem::size_of::<Row>() as i32;
-            if halo.rank() == 0 {
-                let mut counts = vec![0i32; halo.size()];
-                root.gather_into_root(&n, &mut counts[..]);
-                let displs: Vec<i32> = counts
-                    .iter()
-                    .scan(0, |acc, &c| {
-                        let d = *acc;
-                        *acc += c;
-                        Some(d)
-                    })
-                    .collect();
-                let total: i32 = counts.iter().sum();
-                let mut all = vec![Row::default(); total as usize / std::mem::size_of::<Row>()];
-                {
-                    let mut part = mpi::datatype::PartitionMut::new(
-                        super::bytes_of_mut(&mut all),
-                        &counts[..],
-                        &displs[..],
-                    );
-                    root.gather_varcount_into_root(super::bytes_of(&rows), &mut part);
-                }
+            if let Some(all) = gather(halo, &rows) {
                 // As one process holds them: ids dense, any order (the frame puts them in id
                 // order).
                 let mut g =
@@ -282,9 +481,6 @@ impl Output {
                 if let Some(w) = &mut self.writer {
                     w.push(frame)?;
                 }
-            } else {
-                root.gather_into(&n);
-                root.gather_varcount_into(super::bytes_of(&rows));
             }
         } else {
             // This process's piece: its particles in id order.
