@@ -15,7 +15,7 @@ Model, per process and step (the exchanges are not overlapped with computing):
       directions) and 8 collectives (3 density-error sums, finite check, plane histogram, step
       time, migration counts and data), each collective log2(P) latencies (alltoall: P).
 Two ways to grow the problem with P:
-  channel: the domain grows along z (the slab axis): the cross-section stays 63 x 63 lattice
+  channel: the domain grows along the slab axis: the cross-section stays 63 x 63 lattice
            sites, g = 2 sides x 2 lattice layers (one cell of h = 4r) x 63^2 = 15,876;
   cube:    the domain grows in all three directions: side s = (250,000 P)^(1/3) sites, slabs
            s / (2P) cells thick (at least one), g = 4 s^2: slabs get thin, ghosts grow as P^(2/3).
@@ -24,9 +24,9 @@ import math
 import sys
 
 # Measured on this machine (AMD EPYC Zen 5, 2 vCPUs), 40 steps of the dam break, medians of 3.
-C = 0.11553 / 250_047          # s per particle-step, 1 thread
+C = 0.11064 / 250_047          # s per particle-step, 1 thread
 B_GHOST = 48 + 136              # bytes per ghost per step
-MEASURED = {1: (0.11553, 0.0), 2: (0.12584, 0.00743), 4: (0.29676, 0.03764)}  # s/step, exchange
+MEASURED = {1: (0.11064, 0.0), 2: (0.12864, 0.01396), 4: (0.30103, 0.05409)}  # s/step, exchange
 N = 250_000
 NETWORKS = {
     "InfiniBand EDR (100 Gb/s, 1.5 us)": (12.5e9, 1.5e-6),

@@ -10,11 +10,12 @@
 //! ## Why results equal one process's, bit for bit
 //! One process sorts its particles each step by cell (z, then y, then x; a stable counting
 //! sort), so within a cell they keep the order of the step before, and every neighbor sum runs
-//! in cell order. Processes own slabs of whole cell planes along z, the major axis of that
-//! order; each sorts its own particles plus copies of its neighbors' boundary planes (ghosts),
-//! kept in the one-process order by a key each particle carries (its slot in last step's global
-//! order). So every cell a process holds has the particles of the one-process grid in the same
-//! order, each owned particle's neighbor list is the same list, and every sum is the same sum.
+//! in cell order. Processes own slabs of whole cell planes across the domain's longest axis;
+//! each sorts its own particles plus copies of its neighbors' boundary planes (ghosts), fed to
+//! the sort in the one-process order by a key each particle carries (its cell of the last sort
+//! and its index in that cell). So every cell a process holds has the particles of the
+//! one-process grid in the same order, each owned particle's neighbor list is the same list,
+//! and every sum is the same sum.
 //! Values a ghost's own neighborhood decides (λ, the corrected position, density, vorticity,
 //! surface normals) are computed by its owner and copied after each pass that makes them.
 //! Global sums (the density error) are integers (fixed point), so their order does not matter.
@@ -32,7 +33,6 @@ pub use mpi;
 use crate::particles::Fluid;
 use glam::{Vec3A, Vec4};
 use nsearch::GridSpec;
-use std::ops::Range;
 
 /// Plain data whose bytes can be copied between processes as they are (no pointers, every
 /// byte initialized).
@@ -70,10 +70,14 @@ pub trait Halo: Send + Sync {
     /// are in the one-process order. `fluid` and `p` grow or shrink together.
     fn exchange_particles(&self, _fluid: &mut Fluid, _p: &mut Vec<Vec3A>, _domain: &GridSpec) {}
 
-    /// The slots of the particles this process owns, once the held particles are in cell
-    /// order (`n` held in all): ghosts sit before and after them.
-    fn owned(&self, n: usize) -> Range<usize> {
-        0..n
+    /// After the sort into cell order (`perm[slot]` = the held index before it, `p` in slot
+    /// order): where the ghosts went, and the order keys of the next step.
+    fn sorted(&self, _perm: &[u32], _p: &[Vec3A]) {}
+
+    /// Which slots hold particles this process owns (the rest are ghosts), into `mask`;
+    /// false (and `mask` untouched) when it owns them all.
+    fn owned_mask(&self, _mask: &mut Vec<bool>) -> bool {
+        false
     }
 
     /// Copy each ghost's value of a per-particle field (in cell order) from its owner.

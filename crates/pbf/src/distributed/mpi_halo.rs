@@ -7,9 +7,16 @@
 //!
 //! Migration is one `MPI_Alltoallv` (a particle may go to any slab, so a re-balance moves
 //! particles in the same call); ghosts and refreshes are `MPI_Sendrecv`-like pairs with the
-//! two neighbor slabs only (slabs are at least as thick as the ghost layer). Only the thread
-//! that runs the step calls MPI (the rayon workers never do), so MPI is initialized for one
-//! thread.
+//! two neighbor slabs only (slabs are at least as thick as the ghost layer). After the sort,
+//! ghosts and the boundary planes they copy are found by slot lists (along x or y they are
+//! interleaved with the owned cells; along z, the major axis of the cell order, they are the
+//! two ends), each in slot order, so the k-th value sent is the k-th ghost of the receiver.
+//! Only the thread that runs the step calls MPI (the rayon workers never do).
+//!
+//! The order key a particle carries between steps is its domain cell of the last sort and its
+//! index in that cell (`cell << 20 | index`): sorting by it gives the last step's global order
+//! without any process knowing the others' counts. New particles (inflow) get `1 << 63` plus
+//! their rank among the step's new particles: after every other, as one process appends them.
 
 use super::slabs::Slabs;
 use super::{Halo, Plain, bytes_of, bytes_of_mut};
@@ -21,7 +28,6 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use nsearch::GridSpec;
 use parking_lot::Mutex;
-use std::ops::Range;
 use std::time::Instant;
 
 /// A particle on the move (migration or ghost): its state, predicted position and order key.
@@ -61,17 +67,24 @@ pub struct ExchangeReport {
 
 struct State {
     slabs: Slabs,
-    /// Order key of each held particle between steps (its slot in the last step's global
-    /// order; its index in the scene's particle list before the first step).
+    /// Order key of each held particle between steps (see the module docs; its index in the
+    /// scene's particle list before the first step).
     keys: Vec<u64>,
-    /// Ghosts before the owned particles, owned particles, ghosts after them (cell order).
-    below: usize,
+    /// Held particles before the sort: ghosts from the lower slab, owned, ghosts from the
+    /// upper slab (in that order; the sort interleaves them when the axis is not z).
+    lo_ghosts: usize,
     owned: usize,
-    above: usize,
-    /// Owned particles in this slab's first / last ghost-layer planes (the first / last owned
-    /// slots in cell order): what the slab below / above holds as ghosts.
-    send_down: usize,
-    send_up: usize,
+    hi_ghosts: usize,
+    /// After the sort, in slot order: the slots of the lower and upper ghosts, of the owned
+    /// particles in this slab's first and last ghost-layer planes (what the lower and upper
+    /// slabs hold as ghosts), and whether each slot is owned.
+    slots_lo: Vec<u32>,
+    slots_hi: Vec<u32>,
+    send_lo: Vec<u32>,
+    send_hi: Vec<u32>,
+    is_owned: Vec<bool>,
+    /// The order key of each slot for the next step (its domain cell and index in it).
+    next_keys: Vec<u64>,
     report: ExchangeReport,
     // Buffers, reused every step.
     out: Vec<Moving>,
@@ -83,6 +96,8 @@ struct State {
     from_above: Vec<Moving>,
     keep: Vec<usize>,
     staged: Staged,
+    pack: Vec<u8>,
+    unpack: Vec<u8>,
 }
 
 /// The owned particles of a step being assembled (migration merged in), before the ghosts.
@@ -113,17 +128,20 @@ pub struct MpiHalo {
     size: usize,
     /// Cell planes of ghosts each side (the search stencil's reach).
     reach: usize,
+    /// The axis the slabs cut (0, 1, 2: x, y, z).
+    axis: usize,
     /// The grid over the whole domain (its cell planes are the slabs').
     domain: GridSpec,
     state: Mutex<State>,
 }
 
 impl MpiHalo {
-    /// This process's halo in `comm`, over `slabs`, holding particles whose order keys are
-    /// `keys`; ghosts `reach` cell planes deep.
+    /// This process's halo in `comm`, over `slabs` of the domain's cell planes across `axis`,
+    /// holding particles whose order keys are `keys`; ghosts `reach` cell planes deep.
     pub fn new(
         comm: SimpleCommunicator,
         domain: GridSpec,
+        axis: usize,
         slabs: Slabs,
         reach: usize,
         keys: Vec<u64>,
@@ -136,15 +154,20 @@ impl MpiHalo {
             rank,
             size,
             reach,
+            axis,
             domain,
             state: Mutex::new(State {
                 slabs,
                 keys,
-                below: 0,
+                lo_ghosts: 0,
                 owned,
-                above: 0,
-                send_down: 0,
-                send_up: 0,
+                hi_ghosts: 0,
+                slots_lo: Vec::new(),
+                slots_hi: Vec::new(),
+                send_lo: Vec::new(),
+                send_hi: Vec::new(),
+                is_owned: Vec::new(),
+                next_keys: Vec::new(),
                 report: ExchangeReport::default(),
                 out: Vec::new(),
                 dest: Vec::new(),
@@ -155,6 +178,8 @@ impl MpiHalo {
                 from_above: Vec::new(),
                 keep: Vec::new(),
                 staged: Staged::default(),
+                pack: Vec::new(),
+                unpack: Vec::new(),
             }),
         }
     }
@@ -274,6 +299,11 @@ impl MpiHalo {
         self.shift(to, send, from, recv);
     }
 
+    /// The slab plane of a position.
+    fn plane(&self, q: Vec3A) -> usize {
+        self.domain.cell_coords(q)[self.axis]
+    }
+
     fn below_rank(&self) -> Option<usize> {
         (self.rank > 0).then(|| self.rank - 1)
     }
@@ -309,7 +339,8 @@ impl Halo for MpiHalo {
         let s = &mut *guard;
         let n = f.len();
         assert_eq!(s.keys.len(), n, "one order key per held particle");
-        let plane = |q: Vec3A| domain.cell_coords(q)[2];
+        debug_assert_eq!(domain.dims, self.domain.dims);
+        let plane = |q: Vec3A| self.plane(q);
 
         // 1. Migration: every particle to the slab of its predicted cell (one all-to-all).
         s.dest.clear();
@@ -451,11 +482,9 @@ impl Halo for MpiHalo {
         f.density.resize(held, 0.0);
         f.vorticity.resize(held, Vec3A::ZERO);
         f.neighbors.resize(held, 0);
-        s.below = from_below.len();
+        s.lo_ghosts = from_below.len();
         s.owned = owned;
-        s.above = from_above.len();
-        s.send_down = down.len();
-        s.send_up = up.len();
+        s.hi_ghosts = from_above.len();
         s.down = down;
         s.up = up;
         s.from_above = from_above;
@@ -466,37 +495,91 @@ impl Halo for MpiHalo {
         s.report.steps += 1;
     }
 
-    fn owned(&self, n: usize) -> Range<usize> {
+    fn sorted(&self, perm: &[u32], p: &[Vec3A]) {
+        let mut guard = self.state.lock();
+        let s = &mut *guard;
+        let (lo, owned) = (s.lo_ghosts, s.owned);
+        let planes = s.slabs.planes(self.rank);
+        s.slots_lo.clear();
+        s.slots_hi.clear();
+        s.send_lo.clear();
+        s.send_hi.clear();
+        s.is_owned.clear();
+        s.next_keys.clear();
+        let (has_lo, has_hi) = (self.rank > 0, self.rank + 1 < self.size);
+        let mut last_cell = u64::MAX;
+        let mut index = 0u64;
+        for (slot, (&held, &q)) in perm.iter().zip(p).enumerate() {
+            let held = held as usize;
+            let own = held >= lo && held < lo + owned;
+            s.is_owned.push(own);
+            if !own {
+                if held < lo {
+                    s.slots_lo.push(slot as u32);
+                } else {
+                    s.slots_hi.push(slot as u32);
+                }
+            } else {
+                let z = self.plane(q);
+                if has_lo && z < planes.start + self.reach {
+                    s.send_lo.push(slot as u32);
+                }
+                if has_hi && z + self.reach >= planes.end {
+                    s.send_hi.push(slot as u32);
+                }
+            }
+            // The next step's order key: the domain cell and the index in it (slots of a cell
+            // are consecutive; ghost cells are whole, so the index is the one-process index).
+            let cell = self.domain.key_of(self.domain.cell_coords(q)) as u64;
+            index = if cell == last_cell { index + 1 } else { 0 };
+            last_cell = cell;
+            s.next_keys.push(cell << 20 | index);
+        }
+    }
+
+    fn owned_mask(&self, mask: &mut Vec<bool>) -> bool {
         let s = self.state.lock();
-        debug_assert_eq!(s.below + s.owned + s.above, n);
-        s.below..s.below + s.owned
+        mask.clear();
+        mask.extend_from_slice(&s.is_owned);
+        true
     }
 
     fn refresh_bytes(&self, data: &mut [u8], elem: usize) {
         let t = Instant::now();
-        let (below, owned, above, send_down, send_up) = {
-            let s = self.state.lock();
-            (s.below, s.owned, s.above, s.send_down, s.send_up)
+        let mut guard = self.state.lock();
+        let s = &mut *guard;
+        debug_assert_eq!(data.len(), s.is_owned.len() * elem);
+        let (mut pack, mut unpack) = (std::mem::take(&mut s.pack), std::mem::take(&mut s.unpack));
+        let mut exchange = |send: &[u32], to, recv: &[u32], from| {
+            pack.clear();
+            for &k in send {
+                let k = k as usize * elem;
+                pack.extend_from_slice(&data[k..k + elem]);
+            }
+            unpack.clear();
+            unpack.resize(recv.len() * elem, 0);
+            self.shift(to, &pack, from, &mut unpack);
+            for (j, &k) in recv.iter().enumerate() {
+                let k = k as usize * elem;
+                data[k..k + elem].copy_from_slice(&unpack[j * elem..(j + 1) * elem]);
+            }
         };
-        debug_assert_eq!(data.len(), (below + owned + above) * elem);
-        let (lo, rest) = data.split_at_mut(below * elem);
-        let (mid, hi) = rest.split_at_mut(owned * elem);
-        // Down: my first planes to the slab below; the slab above's into my upper ghosts.
-        self.shift(
+        // Down: my first planes to the slab below, the slab above's into my upper ghosts; then up.
+        exchange(
+            &s.send_lo,
             self.below_rank(),
-            &mid[..send_down * elem],
+            &s.slots_hi,
             self.above_rank(),
-            hi,
         );
-        // Up: my last planes to the slab above; the slab below's into my lower ghosts.
-        self.shift(
+        exchange(
+            &s.send_hi,
             self.above_rank(),
-            &mid[(owned - send_up) * elem..],
+            &s.slots_lo,
             self.below_rank(),
-            lo,
         );
-        let mut s = self.state.lock();
-        s.report.refresh_bytes += ((send_down + send_up) * elem) as u64;
+        s.report.refresh_bytes += ((s.send_lo.len() + s.send_hi.len()) * elem) as u64;
+        s.pack = pack;
+        s.unpack = unpack;
         s.report.seconds += t.elapsed().as_secs_f64();
     }
 
@@ -532,44 +615,46 @@ impl Halo for MpiHalo {
     fn keep_owned(&self, f: &mut Fluid, held: usize) {
         let mut guard = self.state.lock();
         let s = &mut *guard;
-        let (below, owned) = (s.below, s.owned);
-        // The particles every process added after the step: those in this slab stay, after
-        // the owned ones, keyed after every particle of the step (as one process appends them).
-        let added = f.len() - held;
-        let planes = s.slabs.planes(self.rank);
-        let new_base = (self.size as u64) << 40;
-        let base = (self.rank as u64) << 40;
+        // The owned slots, in slot order, to the front with their keys for the next step.
         s.keys.clear();
-        s.keys.extend((0..owned as u64).map(|i| base + i));
-        let mut w = below + owned;
-        for j in 0..added {
-            let i = held + j;
-            if planes.contains(&self.domain.cell_coords(f.x[i])[2]) {
+        let mut w = 0usize;
+        for i in 0..held {
+            if s.is_owned[i] {
                 f.x[w] = f.x[i];
                 f.v[w] = f.v[i];
                 f.id[w] = f.id[i];
                 f.density[w] = f.density[i];
                 f.vorticity[w] = f.vorticity[i];
                 f.neighbors[w] = f.neighbors[i];
-                s.keys.push(new_base + j as u64);
+                s.keys.push(s.next_keys[i]);
                 w += 1;
             }
         }
-        let r = below..w;
-        fn keep<T: Copy>(v: &mut Vec<T>, r: &std::ops::Range<usize>) {
-            v.truncate(r.end);
-            v.copy_within(r.clone(), 0);
-            v.truncate(r.len());
+        // The particles every process added after the step: those in this slab stay, keyed
+        // after every particle of the step (as one process appends them).
+        let planes = s.slabs.planes(self.rank);
+        for j in 0..f.len() - held {
+            let i = held + j;
+            if planes.contains(&self.plane(f.x[i])) {
+                f.x[w] = f.x[i];
+                f.v[w] = f.v[i];
+                f.id[w] = f.id[i];
+                f.density[w] = f.density[i];
+                f.vorticity[w] = f.vorticity[i];
+                f.neighbors[w] = f.neighbors[i];
+                s.keys.push((1 << 63) + j as u64);
+                w += 1;
+            }
         }
-        keep(&mut f.x, &r);
-        keep(&mut f.v, &r);
-        keep(&mut f.id, &r);
-        keep(&mut f.density, &r);
-        keep(&mut f.vorticity, &r);
-        keep(&mut f.neighbors, &r);
-        s.owned = r.len();
-        s.below = 0;
-        s.above = 0;
+        f.x.truncate(w);
+        f.v.truncate(w);
+        f.id.truncate(w);
+        f.density.truncate(w);
+        f.vorticity.truncate(w);
+        f.neighbors.truncate(w);
+        s.owned = w;
+        s.lo_ghosts = 0;
+        s.hi_ghosts = 0;
     }
 }
 
@@ -578,8 +663,11 @@ impl Halo for std::sync::Arc<MpiHalo> {
     fn exchange_particles(&self, f: &mut Fluid, p: &mut Vec<Vec3A>, d: &GridSpec) {
         (**self).exchange_particles(f, p, d)
     }
-    fn owned(&self, n: usize) -> Range<usize> {
-        (**self).owned(n)
+    fn sorted(&self, perm: &[u32], p: &[Vec3A]) {
+        (**self).sorted(perm, p)
+    }
+    fn owned_mask(&self, mask: &mut Vec<bool>) -> bool {
+        (**self).owned_mask(mask)
     }
     fn refresh_bytes(&self, data: &mut [u8], elem: usize) {
         (**self).refresh_bytes(data, elem)

@@ -9,7 +9,7 @@
 //! first step). Between steps each process holds only its own particles.
 
 use super::mpi_halo::{ExchangeReport, MpiHalo};
-use super::slabs::{Slabs, imbalance};
+use super::slabs::{Slabs, imbalance, slab_axis};
 use crate::checkpoint::{Checkpoint, RunState, SolverState};
 use crate::io::energy::Measures;
 use crate::io::frame::{Frame, PointArray};
@@ -72,12 +72,12 @@ pub struct MpiReport {
     pub loads: Vec<u64>,
 }
 
-/// Particles per cell plane (z) of the domain.
-fn plane_counts(solver: &Solver, x: &[Vec3A]) -> Vec<u64> {
+/// Particles per cell plane across `axis` of the domain.
+fn plane_counts(solver: &Solver, x: &[Vec3A], axis: usize) -> Vec<u64> {
     let d = solver.domain();
-    let mut c = vec![0u64; d.dims[2]];
+    let mut c = vec![0u64; d.dims[axis]];
     for &q in x {
-        c[d.cell_coords(q)[2]] += 1;
+        c[d.cell_coords(q)[axis]] += 1;
     }
     c
 }
@@ -106,7 +106,8 @@ pub fn run(
     }
     let total = solver.fluid.len();
     let reach = scene.search.cell_size.reach();
-    let counts = plane_counts(&solver, &solver.fluid.x);
+    let axis = slab_axis(solver.domain());
+    let counts = plane_counts(&solver, &solver.fluid.x, axis);
     let slabs = Slabs::balanced(&counts, size, reach).map_err(|e| e.to_string())?;
 
     // This process's particles, keyed by their place in the list (the scene's, or the
@@ -114,7 +115,7 @@ pub fn run(
     let all = std::mem::take(&mut solver.fluid);
     let d = *solver.domain();
     let mine: Vec<usize> = (0..total)
-        .filter(|&i| slabs.owner(d.cell_coords(all.x[i])[2]) == rank)
+        .filter(|&i| slabs.owner(d.cell_coords(all.x[i])[axis]) == rank)
         .collect();
     let mut own = Fluid::at_rest(
         mine.iter().map(|&i| all.x[i]).collect(),
@@ -127,6 +128,7 @@ pub fn run(
     let halo = Arc::new(MpiHalo::new(
         world,
         d,
+        axis,
         slabs,
         reach,
         mine.iter().map(|&i| i as u64).collect(),
@@ -201,7 +203,7 @@ pub fn run(
             fast += 1;
         }
         // Balance: particles per plane, summed; new slabs when the load is too uneven.
-        let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
+        let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis));
         let slabs = halo.slabs();
         let imb = imbalance(&slabs.loads(&counts));
         imb_max = imb_max.max(imb);
@@ -237,7 +239,7 @@ pub fn run(
         let path = opts.dir.join(crate::run::ENERGY_SVG);
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
-    let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x));
+    let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis));
     let slabs = halo.slabs();
     let loads = slabs.loads(&counts);
     let r: ExchangeReport = halo.report();

@@ -1,5 +1,5 @@
-//! The split of the domain into slabs of whole cell planes along z, one per process, balanced
-//! by particle count.
+//! The split of the domain into slabs of whole cell planes across one axis (the longest), one
+//! per process, balanced by particle count.
 //!
 //! Owns: [`Slabs`] (the planes each process owns, who owns a plane, the balance). Does not
 //! touch: particles or messages.
@@ -13,7 +13,7 @@ pub struct Slabs {
 /// Why the domain cannot be split.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the domain has {planes} cell planes along z; {ranks} processes need at least {need} \
+    "the domain has {planes} cell planes along its longest axis; {ranks} processes need at least {need} \
      ({min} per process, so a process's ghosts come only from its two neighbors)"
 )]
 pub struct TooFewPlanes {
@@ -87,6 +87,12 @@ impl Slabs {
     }
 }
 
+/// The axis slabs cut: the one along which the domain has the most cells (of equals, z,
+/// then y: z is the major axis of the cell order, where ghosts are two contiguous ends).
+pub fn slab_axis(domain: &nsearch::GridSpec) -> usize {
+    (0..3).max_by_key(|&a| (domain.dims[a], a)).unwrap_or(2)
+}
+
 /// The largest load over the mean (1 is perfect balance).
 pub fn imbalance(loads: &[u64]) -> f64 {
     let total: u64 = loads.iter().sum();
@@ -127,6 +133,22 @@ mod tests {
         assert_eq!(loads.iter().sum::<u64>(), counts.iter().sum::<u64>());
         // Whole planes of 1000: the best split of ~10,030 in four is 3000/3000/3000/1030.
         assert!(imbalance(&loads) < 1.25, "{loads:?}");
+    }
+
+    #[test]
+    fn slabs_cut_the_longest_axis() {
+        let spec = |max: [f32; 3]| {
+            nsearch::GridSpec::new(
+                glam::Vec3A::ZERO,
+                glam::Vec3A::from_array(max),
+                0.1,
+                nsearch::CellSize::H,
+            )
+            .unwrap()
+        };
+        assert_eq!(slab_axis(&spec([4.0, 3.0, 1.5])), 0);
+        assert_eq!(slab_axis(&spec([1.0, 3.0, 1.5])), 1);
+        assert_eq!(slab_axis(&spec([1.0, 1.0, 1.0])), 2);
     }
 
     #[test]

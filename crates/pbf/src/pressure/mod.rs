@@ -25,10 +25,10 @@ pub struct DensityInput<'a> {
     /// A stop request, looked at before each iteration (see [`DensitySolver::solve`]).
     pub stop: Option<&'a std::sync::atomic::AtomicBool>,
     /// The other processes' part of the fluid (ghosts refreshed after each pass; nothing with
-    /// one process), and the slots of the particles this process owns (the density error is
-    /// theirs).
+    /// one process), and which slots hold this process's own particles (the density error is
+    /// theirs; `None`: all).
     pub halo: &'a dyn crate::distributed::Halo,
-    pub owned: std::ops::Range<usize>,
+    pub owned: Option<&'a [bool]>,
 }
 
 /// A method that corrects predicted positions toward the rest density (PBF's constraint

@@ -137,8 +137,8 @@ impl DensitySolver for PbfConstraints {
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
         self.chunk_excess.resize(n.div_ceil(CHUNK), 0);
-        let (halo, owned) = (input.halo, input.owned.clone());
-        let owned_total = halo.sum(owned.len() as u64);
+        let (halo, owned) = (input.halo, input.owned);
+        let owned_total = halo.sum(owned.map_or(n, |m| m.iter().filter(|&&o| o).count()) as u64);
         let Scratch {
             v3: tmp,
             v4: pl,
@@ -179,7 +179,7 @@ impl DensitySolver for PbfConstraints {
                         let grad_i = (vol * cg) * sum_g + grad_w / rho0;
                         rho[o] = d;
                         let c = (d / rho0 - 1.0).max(0.0);
-                        if owned.contains(&i) {
+                        if owned.is_none_or(|m| m[i]) {
                             e += (c as f64 * ERROR_ONE) as u64;
                         }
                         let g2 = (vol * cg) * (vol * cg) * sum_g2;

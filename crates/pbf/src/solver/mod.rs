@@ -112,8 +112,10 @@ pub struct Solver {
     /// A stop request (an interrupt), looked at before each constraint iteration: a step it
     /// stops is abandoned and undone (see [`Solver::step`]).
     stop: Option<&'static AtomicBool>,
-    /// The other processes' part of the fluid ([`Alone`] in one process).
+    /// The other processes' part of the fluid ([`Alone`] in one process), and which slots
+    /// this process owns (filled only when it shares the fluid).
     halo: Box<dyn Halo>,
+    owned: Vec<bool>,
     /// Simulated time.
     pub time: f64,
     pub steps: u64,
@@ -160,6 +162,7 @@ impl Solver {
             guides: Guides::default(),
             stop: None,
             halo: Box::new(Alone),
+            owned: Vec::new(),
             time: 0.0,
             steps: 0,
             p: Vec::new(),
@@ -323,6 +326,7 @@ impl Solver {
         nsearch::gather(perm, &self.p, tmp);
         std::mem::swap(&mut self.p, tmp);
         self.fluid.reorder(perm, tmp, &mut self.tmp_u32);
+        self.halo.sorted(perm, &self.p);
     }
 
     /// Put x, v and id back into the order before this step's reorder (the only change an
@@ -464,7 +468,10 @@ impl Solver {
             rest_density: self.rho0,
             stop: self.stop,
             halo: &*self.halo,
-            owned: self.halo.owned(n),
+            owned: self
+                .halo
+                .owned_mask(&mut self.owned)
+                .then_some(&self.owned[..]),
         };
         let scratch = &mut self.scratch;
         if !self
