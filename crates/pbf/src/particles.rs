@@ -77,6 +77,37 @@ impl Fluid {
         self.x.is_empty()
     }
 
+    /// Every field of particle `from` into slot `to` (compacting in place: `to <= from`).
+    pub fn copy_within(&mut self, from: usize, to: usize) {
+        self.x[to] = self.x[from];
+        self.v[to] = self.v[from];
+        self.id[to] = self.id[from];
+        self.density[to] = self.density[from];
+        self.vorticity[to] = self.vorticity[from];
+        self.neighbors[to] = self.neighbors[from];
+    }
+
+    /// A particle with state `x`, `v`, `id` (derived fields at rest until the next step
+    /// computes them).
+    pub fn push(&mut self, x: Vec3A, v: Vec3A, id: u32) {
+        self.x.push(x);
+        self.v.push(v);
+        self.id.push(id);
+        self.density.push(0.0);
+        self.vorticity.push(Vec3A::ZERO);
+        self.neighbors.push(0);
+    }
+
+    /// Keep the first `n` particles.
+    pub fn truncate(&mut self, n: usize) {
+        self.x.truncate(n);
+        self.v.truncate(n);
+        self.id.truncate(n);
+        self.density.truncate(n);
+        self.vorticity.truncate(n);
+        self.neighbors.truncate(n);
+    }
+
     /// The state fields into the order `perm` gives (`new[slot] = old[perm[slot]]`), through the
     /// scratch buffers. Derived fields are recomputed every step, so they are not moved.
     pub fn reorder(&mut self, perm: &[u32], tmp: &mut Vec<Vec3A>, tmp_u32: &mut Vec<u32>) {

@@ -325,9 +325,7 @@ fn moving(f: &Fluid, p: &[Vec3A], key: u64, i: usize) -> Moving {
 
 /// Append `m` to the held arrays.
 fn push(f: &mut Fluid, p: &mut Vec<Vec3A>, keys: &mut Vec<u64>, m: &Moving) {
-    f.x.push(Vec3A::from_array(m.x));
-    f.v.push(Vec3A::from_array(m.v));
-    f.id.push(m.id);
+    f.push(Vec3A::from_array(m.x), Vec3A::from_array(m.v), m.id);
     p.push(Vec3A::from_array(m.p));
     keys.push(m.key);
 }
@@ -460,28 +458,22 @@ impl Halo for MpiHalo {
         s.report.ghost_bytes += ((down.len() + up.len()) * std::mem::size_of::<Moving>()) as u64;
         s.report.ghosts += (from_above.len() + from_below.len()) as u64;
 
-        // 3. Held: [ghosts from below][owned][ghosts from above]. Ghost cells lie outside the
-        // slab's planes, so the sort by cell (z major) keeps this split.
-        f.x.clear();
-        f.v.clear();
-        f.id.clear();
+        // 3. Held: [ghosts from below][owned][ghosts from above] (the sort interleaves them
+        // cell by cell; `sorted` finds where each went).
+        f.truncate(0);
         p.clear();
         s.keys.clear();
         for m in &from_below {
             push(f, p, &mut s.keys, m);
         }
-        f.x.extend_from_slice(x);
-        f.v.extend_from_slice(v);
-        f.id.extend_from_slice(id);
+        for i in 0..owned {
+            f.push(x[i], v[i], id[i]);
+        }
         p.extend_from_slice(pp);
         s.keys.extend_from_slice(keys);
         for m in &from_above {
             push(f, p, &mut s.keys, m);
         }
-        let held = f.x.len();
-        f.density.resize(held, 0.0);
-        f.vorticity.resize(held, Vec3A::ZERO);
-        f.neighbors.resize(held, 0);
         s.lo_ghosts = from_below.len();
         s.owned = owned;
         s.hi_ghosts = from_above.len();
@@ -620,12 +612,7 @@ impl Halo for MpiHalo {
         let mut w = 0usize;
         for i in 0..held {
             if s.is_owned[i] {
-                f.x[w] = f.x[i];
-                f.v[w] = f.v[i];
-                f.id[w] = f.id[i];
-                f.density[w] = f.density[i];
-                f.vorticity[w] = f.vorticity[i];
-                f.neighbors[w] = f.neighbors[i];
+                f.copy_within(i, w);
                 s.keys.push(s.next_keys[i]);
                 w += 1;
             }
@@ -636,22 +623,12 @@ impl Halo for MpiHalo {
         for j in 0..f.len() - held {
             let i = held + j;
             if planes.contains(&self.plane(f.x[i])) {
-                f.x[w] = f.x[i];
-                f.v[w] = f.v[i];
-                f.id[w] = f.id[i];
-                f.density[w] = f.density[i];
-                f.vorticity[w] = f.vorticity[i];
-                f.neighbors[w] = f.neighbors[i];
+                f.copy_within(i, w);
                 s.keys.push((1 << 63) + j as u64);
                 w += 1;
             }
         }
-        f.x.truncate(w);
-        f.v.truncate(w);
-        f.id.truncate(w);
-        f.density.truncate(w);
-        f.vorticity.truncate(w);
-        f.neighbors.truncate(w);
+        f.truncate(w);
         s.owned = w;
         s.lo_ghosts = 0;
         s.hi_ghosts = 0;

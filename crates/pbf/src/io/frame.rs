@@ -174,27 +174,13 @@ impl Frame {
     pub fn write_vtu(&self, w: &mut impl Write) -> std::io::Result<()> {
         let n = self.points.len();
         let mut a = ArrayWriter::new();
-        // ParaView's active arrays: the first scalar and the first vector.
-        let first = |vector: bool| {
-            self.arrays
-                .iter()
-                .find(|p| matches!(p.data, ArrayData::Vec3(_)) == vector)
-                .map_or(String::new(), |p| {
-                    format!(
-                        " {}=\"{}\"",
-                        if vector { "Vectors" } else { "Scalars" },
-                        p.name
-                    )
-                })
-        };
         write!(
             w,
             "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" \
              byte_order=\"BigEndian\" header_type=\"UInt64\"><UnstructuredGrid>\
              <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\
-             <PointData{}{}>",
-            first(false),
-            first(true)
+             <PointData{}>",
+            self.active_arrays()
         )?;
         let vec3 = r#"type="Float32" NumberOfComponents="3""#;
         for p in &self.arrays {
@@ -225,5 +211,25 @@ impl Frame {
         // VTK_VERTEX = 1.
         a.write(w, r#"type="UInt8" Name="types""#, (0..n).map(|_| [1u8]))?;
         w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>\n")
+    }
+}
+
+impl Frame {
+    /// ParaView's active arrays as XML attributes: the first scalar and the first vector
+    /// (` Scalars="id" Vectors="velocity"`), for a piece and for the `.pvtu` naming it.
+    pub fn active_arrays(&self) -> String {
+        let first = |vector: bool| {
+            self.arrays
+                .iter()
+                .find(|p| matches!(p.data, ArrayData::Vec3(_)) == vector)
+                .map_or(String::new(), |p| {
+                    format!(
+                        " {}=\"{}\"",
+                        if vector { "Vectors" } else { "Scalars" },
+                        p.name
+                    )
+                })
+        };
+        first(false) + &first(true)
     }
 }

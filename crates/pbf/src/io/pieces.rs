@@ -24,19 +24,7 @@ pub fn pvtu_text(like: &Frame, index: usize, ranks: usize) -> String {
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" \
          byte_order=\"BigEndian\" header_type=\"UInt64\">\n<PUnstructuredGrid GhostLevel=\"0\">\n",
     );
-    let first = |vector: bool| {
-        like.arrays
-            .iter()
-            .find(|a| matches!(a.data, ArrayData::Vec3(_)) == vector)
-            .map_or(String::new(), |a| {
-                format!(
-                    " {}=\"{}\"",
-                    if vector { "Vectors" } else { "Scalars" },
-                    a.name
-                )
-            })
-    };
-    s.push_str(&format!("<PPointData{}{}>\n", first(false), first(true)));
+    s.push_str(&format!("<PPointData{}>\n", like.active_arrays()));
     for a in &like.arrays {
         let (ty, comps) = match a.data {
             ArrayData::U32(_) => ("UInt32", 1),
