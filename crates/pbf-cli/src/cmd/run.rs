@@ -260,6 +260,21 @@ pub fn main_mpi(
             "particles per process at the end {:?}: imbalance {:.3} (most {:.3}), {} re-balances",
             r.loads, r.imbalance_end, r.imbalance_max, r.rebalances
         );
+        let k = r.steps.max(1) as f64;
+        println!(
+            "search per step, all processes (ghosts included): {:.0} candidates, {:.0} neighbors, {:.0} cells pruned of {:.0}; peak memory of a process {:.0} MB",
+            r.search.candidates as f64 / k,
+            r.search.neighbors as f64 / k,
+            r.search.cells_pruned as f64 / k,
+            r.search.cells_visited as f64 / k,
+            r.peak_rss_bytes_max as f64 / 1e6
+        );
+        if r.fast_steps > 0 {
+            println!(
+                "{} of {} steps had a particle crossing the kernel radius in one step",
+                r.fast_steps, r.steps
+            );
+        }
         let path = opts.dir.join("mpi.json");
         std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
         println!("{} frames, report in {}", r.frames, path.display());

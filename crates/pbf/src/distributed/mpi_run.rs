@@ -70,6 +70,10 @@ pub struct MpiReport {
     pub rebalances: u64,
     /// Particles per process at the end.
     pub loads: Vec<u64>,
+    /// The search's counters summed over steps and processes (ghosts' searches included).
+    pub search: nsearch::SearchStats,
+    /// The largest peak resident memory of a process.
+    pub peak_rss_bytes_max: u64,
 }
 
 /// Particles per cell plane across `axis` of the domain.
@@ -181,9 +185,11 @@ pub fn run(
     };
     let first = solver.steps;
     let (mut step_sum, mut imb_max, mut rebalances, mut fast) = (0.0f64, 1.0f64, 0u64, 0u64);
+    let mut counters = nsearch::SearchStats::default();
     for _ in first..opts.steps {
         let t = Instant::now();
-        solver.step();
+        let (_, stats) = solver.step();
+        counters += stats;
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64(local);
         // Blow-up: a non-finite state anywhere stops every process.
@@ -246,6 +252,14 @@ pub fn run(
     let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
     let exchange = halo.max_f64(r.seconds);
     let steps = (opts.steps - first).max(1) as f64;
+    // The search's work, ghosts included (what the split costs), over all processes.
+    let c = halo.sum_all(&[
+        counters.candidates,
+        counters.neighbors,
+        counters.cells_visited,
+        counters.cells_pruned,
+    ]);
+    let peak = halo.max_f64s(&[crate::io::summary::peak_rss_bytes() as f64])[0] as u64;
     Ok(MpiReport {
         processes: size,
         particles: loads.iter().sum::<u64>() as usize,
@@ -262,6 +276,13 @@ pub fn run(
         imbalance_max: imb_max,
         rebalances,
         loads,
+        search: nsearch::SearchStats {
+            candidates: c[0],
+            neighbors: c[1],
+            cells_visited: c[2],
+            cells_pruned: c[3],
+        },
+        peak_rss_bytes_max: peak,
     })
 }
 
