@@ -72,15 +72,18 @@ fn main() -> ExitCode {
                 };
                 return match result {
                     Ok(code) => code,
+                    // Bad input is found by every process alike before any message: each
+                    // returns, process 0 says why.
+                    Err(e) if e.downcast_ref::<args::InputError>().is_some() => {
+                        if rank == 0 {
+                            eprintln!("error: {e:#}");
+                        }
+                        ExitCode::from(2)
+                    }
                     Err(e) => {
                         eprintln!("error (process {rank}): {e:#}");
                         // The others may wait in a collective call: end them all.
-                        let code = if e.downcast_ref::<args::InputError>().is_some() {
-                            2
-                        } else {
-                            1
-                        };
-                        world.abort(code)
+                        world.abort(1)
                     }
                 };
             }

@@ -198,3 +198,36 @@ fn a_split_run_s_checkpoint_resumes_on_other_process_counts_as_one_process_would
         }
     }
 }
+
+#[test]
+fn bad_input_under_mpirun_is_said_once_exits_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for extra in [
+        // Pieces are .vtu.
+        &["--format", "vtk"][..],
+        // Three cell planes along the tank's length for four processes.
+        &["--set", "particles.radius=0.4"][..],
+    ] {
+        let o = Command::new("mpirun")
+            .args(["--oversubscribe", "-np", "4"])
+            .arg(env!("CARGO_BIN_EXE_pbf"))
+            .args(["run", "configs/dam_break_small.toml", "--steps", "5", "-o"])
+            .arg(&out)
+            .args(extra)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(
+            err.matches("error:").count(),
+            1,
+            "{extra:?}: said once\n{err}"
+        );
+        assert!(err.contains("dam_break_small.toml"), "{err}");
+        assert!(!out.exists(), "{extra:?}: nothing written");
+    }
+}

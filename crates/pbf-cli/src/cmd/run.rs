@@ -205,10 +205,10 @@ pub fn main_mpi(
     let scene = crate::args::load_scene_warning(&a.scene, &sets, rank == 0)?;
     let steps = a.span.steps(&scene)?;
     let format = a.format.unwrap_or(scene.output.format);
-    let opts = MpiRunOptions {
+    let mut opts = MpiRunOptions {
         steps,
         format,
-        dir: output_dir(&a.output, &scene.name)?,
+        dir: PathBuf::new(), // set once everything is checked
         gather: a.gather,
         rebalance_above: a.rebalance_above,
         backend: a.backend,
@@ -220,24 +220,36 @@ pub fn main_mpi(
             .transpose()?,
     };
     let show = !a.quiet && rank == 0;
-    let size = world.size();
-    let header = |particles: usize| {
-        if show {
-            let one = RunOptions {
-                steps,
-                format,
-                dir: opts.dir.clone(),
-                checkpoint_every: None,
-                resume: None,
-            };
-            eprintln!(
-                "{} over {size} processes",
-                run_header(&scene, particles, &one)
-            );
-        }
-    };
+    // Checked on every process alike before any message: a refusal is bad input (exit 2),
+    // returned by each process (see main).
+    let mut solver = solver(&scene, a.backend)?;
+    if let Some(c) = &opts.resume {
+        solver.restore(&c.solver).map_err(|e| {
+            input(anyhow::anyhow!(
+                "{}: {e}",
+                a.resume.as_deref().unwrap_or(Path::new("")).display()
+            ))
+        })?;
+    }
+    pbf::distributed::mpi_run::check(&scene, &solver, &opts, world.size() as usize)
+        .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
+    opts.dir = output_dir(&a.output, &scene.name)?;
+    if show {
+        let one = RunOptions {
+            steps,
+            format,
+            dir: opts.dir.clone(),
+            checkpoint_every: a.checkpoint_every,
+            resume: None,
+        };
+        eprintln!(
+            "{} over {} processes",
+            run_header(&scene, solver.fluid.len(), &one),
+            world.size()
+        );
+    }
     let mut bar = Bar::new(show, steps);
-    let report = run(world, &scene, &opts, header, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
+    let report = run(world, &scene, solver, &opts, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
     if show {
         let r = &report;
         println!(

@@ -41,7 +41,8 @@ pub struct MpiRunOptions {
     /// Save the whole state every this many steps (one ordinary checkpoint, written by
     /// process 0: resumable by one process or by any number).
     pub checkpoint_every: Option<u64>,
-    /// Go on from this checkpoint (of this scene; checked by the caller).
+    /// Go on from this checkpoint (of this scene, checked and restored into the solver by the
+    /// caller): its frames and series so far.
     pub resume: Option<Checkpoint>,
 }
 
@@ -86,28 +87,38 @@ fn plane_counts(solver: &Solver, x: &[Vec3A], axis: usize) -> Vec<u64> {
     c
 }
 
-/// Run `scene` split over the processes of `world`. Every process calls it; process 0 writes
-/// the `.pvtu`/`.pvd` (or the gathered frames), `energy.csv` and the checkpoints, and returns
-/// the report others also get. `started` is told the particle count once the scene is built.
+/// Why a split run cannot start: the same on every process, found before any message, so
+/// each process returns it and none has to abort the others.
+pub fn check(
+    scene: &Scene,
+    solver: &Solver,
+    opts: &MpiRunOptions,
+    processes: usize,
+) -> Result<(), String> {
+    if opts.format == Format::Vtk && !opts.gather {
+        return Err("--format vtk: frames in pieces are .vtu (ParaView's .pvtu names them); use --format vtu, or --gather".into());
+    }
+    let reach = scene.search.cell_size.reach();
+    let axis = slab_axis(solver.domain());
+    Slabs::balanced(&vec![0; solver.domain().dims[axis]], processes, reach)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Run `scene` split over the processes of `world`, from `solver` (the scene's, on every
+/// process alike: at its start or restored from `opts.resume`; see [`check`]). Every process
+/// calls it; process 0 writes the `.pvtu`/`.pvd` (or the gathered frames), `energy.csv` and the
+/// checkpoints, and returns the report others also get. An error here may be one process's
+/// own (a file it cannot write): the caller ends them all.
 pub fn run(
     world: SimpleCommunicator,
     scene: &Scene,
+    mut solver: Solver,
     opts: &MpiRunOptions,
-    started: impl FnOnce(usize),
     progress: &mut dyn crate::run::Progress,
 ) -> Result<MpiReport, String> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let mut solver = Solver::new(scene).map_err(|e| e.to_string())?;
-    solver
-        .set_search_backend(opts.backend)
-        .map_err(|e| format!("--backend: {e}"))?;
-    if let Some(c) = &opts.resume {
-        solver.restore(&c.solver)?;
-    }
-    started(solver.fluid.len());
-    if opts.format == Format::Vtk && !opts.gather {
-        return Err("frames in pieces are .vtu (ParaView's .pvtu names them): use --format vtu, or gather them".into());
-    }
+    check(scene, &solver, opts, size)?;
     let total = solver.fluid.len();
     let reach = scene.search.cell_size.reach();
     let axis = slab_axis(solver.domain());
