@@ -231,3 +231,59 @@ fn bad_input_under_mpirun_is_said_once_exits_2_and_writes_nothing() {
         assert!(!out.exists(), "{extra:?}: nothing written");
     }
 }
+
+#[test]
+fn an_interrupted_split_run_stops_all_processes_after_one_step_and_resumes_exactly() {
+    let scene = "configs/dam_break_small.toml";
+    let split = tempfile::tempdir().unwrap();
+    let child = Command::new("mpirun")
+        .args(["--oversubscribe", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_pbf"))
+        .args(["run", scene, "--quiet", "--gather", "--threads", "1"])
+        .args(["--steps", "100000", "--checkpoint-every", "100000", "-o"])
+        .arg(split.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once a few frames are out, interrupt mpirun as Ctrl-C would.
+    let t0 = std::time::Instant::now();
+    while !split.path().join("frame_00003.vtu").exists() {
+        assert!(t0.elapsed().as_secs() < 120, "no frames");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Each process exits 130; mpirun, itself interrupted, reports its own failure code.
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("interrupted after step"), "{err}");
+    let ck: Vec<_> = std::fs::read_dir(split.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pbfck"))
+        .collect();
+    assert_eq!(ck.len(), 1, "one checkpoint, at the step all stopped after");
+    let name = ck[0].file_name().unwrap().to_string_lossy().to_string();
+    let at: u32 = name[11..20].parse().unwrap();
+    assert!(at > 0 && at < 100000, "{name}");
+    // Going on to a little later gives the one-process run's files.
+    let end = at + 20;
+    mpirun(
+        3,
+        split.path(),
+        scene,
+        end,
+        &["--gather", "--resume", ck[0].to_str().unwrap()],
+    );
+    let one = tempfile::tempdir().unwrap();
+    pbf(one.path(), scene, end);
+    assert!(same_files(one.path(), split.path()) >= 4);
+}

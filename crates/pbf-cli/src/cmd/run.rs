@@ -248,8 +248,12 @@ pub fn main_mpi(
             world.size()
         );
     }
-    let mut bar = Bar::new(show, steps);
-    let report = run(world, &scene, solver, &opts, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
+    let mut bar = Bar::new(show, steps - solver.steps);
+    // mpirun passes an interrupt on to every process (SIGINT, or SIGTERM): the processes agree
+    // after each step, so all stop after the same one, with a checkpoint if asked.
+    let stop = interrupt_flag();
+    let report =
+        run(world, &scene, solver, &opts, stop, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
     if show {
         let r = &report;
         println!(
@@ -290,6 +294,16 @@ pub fn main_mpi(
         let path = opts.dir.join("mpi.json");
         std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
         println!("{} frames, report in {}", r.frames, path.display());
+    }
+    if report.interrupted {
+        if rank == 0 {
+            eprintln!(
+                "interrupted after step {} of {steps}: {} whole frames written",
+                report.steps + opts.resume.as_ref().map_or(0, |c| c.solver.steps),
+                report.frames
+            );
+        }
+        return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -52,6 +52,8 @@ pub struct MpiReport {
     pub processes: usize,
     pub particles: usize,
     pub steps: u64,
+    /// Stopped early by an interrupt (every process after the same step).
+    pub interrupted: bool,
     pub frames: usize,
     /// Steps in which a particle crossed the kernel radius.
     pub fast_steps: u64,
@@ -115,6 +117,7 @@ pub fn run(
     scene: &Scene,
     mut solver: Solver,
     opts: &MpiRunOptions,
+    stop: &std::sync::atomic::AtomicBool,
     progress: &mut dyn crate::run::Progress,
 ) -> Result<MpiReport, String> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
@@ -197,18 +200,21 @@ pub fn run(
     let first = solver.steps;
     let (mut step_sum, mut imb_max, mut rebalances, mut fast) = (0.0f64, 1.0f64, 0u64, 0u64);
     let mut counters = nsearch::SearchStats::default();
+    let mut interrupted = false;
     for _ in first..opts.steps {
         let t = Instant::now();
         let (_, stats) = solver.step();
         counters += stats;
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64(local);
-        // Blow-up: a non-finite state anywhere stops every process.
+        // Blow-up: a non-finite state anywhere stops every process; so does an interrupt
+        // any process saw (all stop after the same step).
         let (bad, v_max) = match crate::run::check_finite(&solver) {
             Ok(v) => (0.0, v as f64),
             Err(_) => (1.0, 0.0),
         };
-        let worst = halo.max_f64s(&[bad, v_max]);
+        let asked = stop.load(std::sync::atomic::Ordering::Relaxed) as u8 as f64;
+        let worst = halo.max_f64s(&[bad, v_max, asked]);
         if worst[0] > 0.0 {
             progress.end(true);
             return Err(format!(
@@ -236,14 +242,19 @@ pub fn run(
             out.frame(&solver, &halo, opts, scene, next_frame)?;
             next_frame += 1;
         }
+        let interrupt = worst[2] > 0.0;
         if let Some(every) = opts.checkpoint_every
-            && solver.steps.is_multiple_of(every.max(1))
+            && (solver.steps.is_multiple_of(every.max(1)) || interrupt)
         {
             out.checkpoint(&solver, &halo, opts, scene, next_frame, total)?;
         }
         progress.tick(solver.steps - first, solver.time);
+        if interrupt {
+            interrupted = true;
+            break;
+        }
     }
-    progress.end(false);
+    progress.end(interrupted);
     // The state at the end too, as one process's run looks at it (once, if a frame time).
     if out.rows.last().is_none_or(|l| l.time != solver.time) {
         out.look(&solver, &halo, opts)?;
@@ -262,7 +273,8 @@ pub fn run(
     let r: ExchangeReport = halo.report();
     let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
     let exchange = halo.max_f64(r.seconds);
-    let steps = (opts.steps - first).max(1) as f64;
+    let done = solver.steps - first;
+    let steps = done.max(1) as f64;
     // The search's work, ghosts included (what the split costs), over all processes.
     let c = halo.sum_all(&[
         counters.candidates,
@@ -274,7 +286,8 @@ pub fn run(
     Ok(MpiReport {
         processes: size,
         particles: loads.iter().sum::<u64>() as usize,
-        steps: opts.steps - first,
+        steps: done,
+        interrupted,
         frames: out.frames,
         fast_steps: fast,
         step_s: step_sum / steps,
