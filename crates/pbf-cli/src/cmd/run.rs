@@ -285,6 +285,7 @@ pub fn main_mpi(
             r.search.cells_visited as f64 / k,
             r.peak_rss_bytes_max as f64 / 1e6
         );
+        println!("{}", r.watch.line());
         if r.fast_steps > 0 {
             println!(
                 "{} of {} steps had a particle crossing the kernel radius in one step",

@@ -14,6 +14,7 @@ use crate::checkpoint::{Checkpoint, RunState, SolverState};
 use crate::io::energy::Measures;
 use crate::io::frame::{Frame, PointArray};
 use crate::io::pieces::{piece_name, pvtu_name, pvtu_text};
+use crate::io::summary::Watch;
 use crate::io::{FrameWriter, series_name, series_text, write_atomic};
 use crate::particles::Fluid;
 use crate::scene::{Format, Scene};
@@ -77,6 +78,13 @@ pub struct MpiReport {
     pub search: nsearch::SearchStats,
     /// The largest peak resident memory of a process.
     pub peak_rss_bytes_max: u64,
+    /// What the run saw at frame times (closest approaches, fastest particle).
+    #[serde(serialize_with = "watch_json")]
+    pub watch: Watch,
+}
+
+fn watch_json<S: serde::Serializer>(w: &Watch, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&w.json(), s)
 }
 
 /// Particles per cell plane across `axis` of the domain.
@@ -181,6 +189,9 @@ pub fn run(
             .as_ref()
             .map_or(Vec::new(), |r| r.obstacle_frames.clone()),
         rows: resumed.as_ref().map_or(Vec::new(), |r| r.measures.clone()),
+        watch: resumed
+            .as_ref()
+            .map_or(Watch::new(scene.particles.radius), |r| r.watch),
         frames: 0,
     };
     let frame_dt = 1.0 / scene.output.fps as f64;
@@ -307,6 +318,7 @@ pub fn run(
             cells_pruned: c[3],
         },
         peak_rss_bytes_max: peak,
+        watch: out.watch,
     })
 }
 
@@ -317,6 +329,8 @@ struct Output {
     obstacles_listed: Vec<(f64, String)>,
     /// The rows of `energy.csv` so far (process 0's copy is written).
     rows: Vec<Measures>,
+    /// The closest approaches to walls and obstacles and the fastest particle, at frame times.
+    watch: Watch,
     frames: usize,
 }
 
@@ -403,7 +417,16 @@ impl Output {
         } else {
             f64::NEG_INFINITY
         };
-        let x = halo.max_f64s(&[m.density_max as f64, m.speed_max as f64, top]);
+        // The closest approaches as maxima of their negatives (one reduction for all).
+        let (tank, obstacles) = solver.clearance();
+        let x = halo.max_f64s(&[
+            m.density_max as f64,
+            m.speed_max as f64,
+            top,
+            -(tank as f64),
+            -(obstacles as f64),
+        ]);
+        self.watch.add(-x[3] as f32, -x[4] as f32, x[1] as f32);
         let per = |v: f64| if s[0] > 0.0 { v / s[0] } else { 0.0 };
         self.rows.push(Measures {
             time: m.time,
@@ -478,7 +501,7 @@ impl Output {
                 particle_steps: 0,
                 phases: Default::default(),
                 counters: Default::default(),
-                watch: crate::io::summary::Watch::new(scene.particles.radius),
+                watch: self.watch,
                 fast_steps: 0,
                 measures: self.rows.clone(),
                 solve: Default::default(),
