@@ -59,6 +59,11 @@ pub struct Args {
     #[cfg(feature = "mpi")]
     #[arg(long, value_name = "RATIO", default_value_t = 1.1)]
     rebalance_above: f64,
+    /// Under `mpirun`: what the slabs balance: `work` (neighbor pairs, what a step costs) or
+    /// `count` (particles).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "work", value_parser = ["work", "count"])]
+    balance: String,
 }
 
 pub fn main(a: Args) -> Result<ExitCode> {
@@ -211,6 +216,11 @@ pub fn main_mpi(
         dir: PathBuf::new(), // set once everything is checked
         gather: a.gather,
         rebalance_above: a.rebalance_above,
+        balance: if a.balance == "count" {
+            pbf::distributed::mpi_run::Balance::Count
+        } else {
+            pbf::distributed::mpi_run::Balance::Work
+        },
         backend: a.backend,
         checkpoint_every: a.checkpoint_every,
         resume: a
@@ -273,8 +283,8 @@ pub fn main_mpi(
             r.refresh_bytes_per_step / 1e3
         );
         println!(
-            "particles per process at the end {:?}: imbalance {:.3} (most {:.3}), {} re-balances",
-            r.loads, r.imbalance_end, r.imbalance_max, r.rebalances
+            "particles per process at the end {:?}: {} imbalance {:.3} (most {:.3}), {} re-balances",
+            r.loads, a.balance, r.imbalance_end, r.imbalance_max, r.rebalances
         );
         let k = r.steps.max(1) as f64;
         println!(

@@ -35,8 +35,10 @@ pub struct MpiRunOptions {
     /// byte for byte the same); otherwise each process writes its piece and process 0 the
     /// `.pvtu` and the `.pvd`.
     pub gather: bool,
-    /// Re-balance the slabs when the most loaded process holds more than this times the mean.
+    /// Re-balance the slabs when the most loaded process has more than this times the mean.
     pub rebalance_above: f64,
+    /// The load the slabs balance.
+    pub balance: Balance,
     /// The neighbor search's SIMD path.
     pub backend: nsearch::Backend,
     /// Save the whole state every this many steps (one ordinary checkpoint, written by
@@ -68,7 +70,7 @@ pub struct MpiReport {
     pub refresh_bytes_per_step: f64,
     /// Ghost particles per step, all processes.
     pub ghosts_per_step: f64,
-    /// Largest load over the mean at the end, and the most seen after a step.
+    /// Largest load (as balanced) over the mean at the end, and the most seen after a step.
     pub imbalance_end: f64,
     pub imbalance_max: f64,
     pub rebalances: u64,
@@ -93,6 +95,30 @@ fn plane_counts(solver: &Solver, x: &[Vec3A], axis: usize) -> Vec<u64> {
     let mut c = vec![0u64; d.dims[axis]];
     for &q in x {
         c[d.cell_coords(q)[axis]] += 1;
+    }
+    c
+}
+
+/// What the slabs are balanced by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Balance {
+    /// Particles.
+    Count,
+    /// Neighbor pairs of the last step (each particle at least 1): every pass of the step is
+    /// a walk over them, so this is what a process's step costs.
+    Work,
+}
+
+/// This process's load per cell plane across `axis`, as `balance` counts it.
+fn plane_loads(solver: &Solver, axis: usize, balance: Balance) -> Vec<u64> {
+    let (d, f) = (solver.domain(), &solver.fluid);
+    let mut c = vec![0u64; d.dims[axis]];
+    for (&q, &n) in f.x.iter().zip(&f.neighbors) {
+        c[d.cell_coords(q)[axis]] += match balance {
+            Balance::Count => 1,
+            Balance::Work => n.max(1) as u64,
+        };
     }
     c
 }
@@ -236,8 +262,8 @@ pub fn run(
         if worst[1] * solver.dt() as f64 > solver.kernel_radius() as f64 {
             fast += 1;
         }
-        // Balance: particles per plane, summed; new slabs when the load is too uneven.
-        let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis));
+        // Balance: the load per plane, summed; new slabs when it is too uneven.
+        let counts = halo.sum_all(&plane_loads(&solver, axis, opts.balance));
         let slabs = halo.slabs();
         let imb = imbalance(&slabs.loads(&counts));
         imb_max = imb_max.max(imb);
@@ -278,9 +304,9 @@ pub fn run(
         let path = opts.dir.join(crate::run::ENERGY_SVG);
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
-    let counts = halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis));
     let slabs = halo.slabs();
-    let loads = slabs.loads(&counts);
+    let loads = slabs.loads(&halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis)));
+    let balanced = slabs.loads(&halo.sum_all(&plane_loads(&solver, axis, opts.balance)));
     let r: ExchangeReport = halo.report();
     let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
     let exchange = halo.max_f64(r.seconds);
@@ -307,7 +333,7 @@ pub fn run(
         ghost_bytes_per_step: sums[1] as f64 / steps,
         refresh_bytes_per_step: sums[2] as f64 / steps,
         ghosts_per_step: sums[3] as f64 / steps,
-        imbalance_end: imbalance(&loads),
+        imbalance_end: imbalance(&balanced),
         imbalance_max: imb_max,
         rebalances,
         loads,
