@@ -59,10 +59,10 @@ pub struct Args {
     #[cfg(feature = "mpi")]
     #[arg(long, value_name = "RATIO", default_value_t = 1.1)]
     rebalance_above: f64,
-    /// Under `mpirun`: what the slabs balance: `work` (neighbor pairs, what a step costs) or
-    /// `count` (particles).
+    /// Under `mpirun`: what the slabs balance: `count` (particles) or `work` (neighbor pairs
+    /// of the last step).
     #[cfg(feature = "mpi")]
-    #[arg(long, default_value = "work", value_parser = ["work", "count"])]
+    #[arg(long, default_value = "count", value_parser = ["count", "work"])]
     balance: String,
 }
 
