@@ -75,6 +75,30 @@ fn two_processes_write_the_one_process_frames_byte_for_byte() {
     }
 }
 
+#[test]
+fn an_emitter_with_a_moving_obstacle_split_four_ways_is_the_one_process_run() {
+    // The cylinders scene with its lower cylinder moving up and down through the jet.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/configs/paper_5_cylinders_small.toml"))
+        .unwrap()
+        .replacen(
+            "center = [1.5, 0.45, 0.675]",
+            "center = [1.5, 0.45, 0.675]\nmotion = { type = \"sine\", amplitude = [0.0, 0.15, 0.0], period = 0.8 }",
+            1,
+        );
+    assert!(text.contains("motion"));
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("moving.toml");
+    std::fs::write(&scene, text).unwrap();
+    let scene = scene.to_str().unwrap();
+    let (one, four) = (dir.path().join("one"), dir.path().join("four"));
+    pbf(&one, scene, 200);
+    mpirun(4, &four, scene, 200, &["--gather"]);
+    assert!(same_files(&one, &four) >= 40);
+    let csv = |d: &Path| std::fs::read_to_string(d.join("energy.csv")).unwrap();
+    assert!(csv(&one).lines().last().unwrap().contains(",") && csv(&one) == csv(&four));
+}
+
 /// Positions and point arrays of a `.vtu` by particle id: (id, [x, y, z, arrays...]).
 fn by_id(path: &Path) -> Vec<(u32, Vec<f64>)> {
     use vtkio::model::{Attribute, DataSet, Piece};
