@@ -386,11 +386,20 @@ struct Saved {
 unsafe impl super::Plain for Saved {}
 
 /// Gather every process's `rows` on process 0 (`Some` there, `None` elsewhere).
-fn gather<T: super::Plain + Default>(halo: &MpiHalo, rows: &[T]) -> Option<Vec<T>> {
+/// MPI counts bytes in `i32`: the whole must stay under 2 GiB (about 45M particles), an error
+/// on every process otherwise.
+fn gather<T: super::Plain + Default>(halo: &MpiHalo, rows: &[T]) -> Result<Option<Vec<T>>, String> {
     let comm = halo.comm();
     let root = comm.process_at_rank(0);
-    let n = std::mem::size_of_val(rows) as i32;
-    if halo.rank() == 0 {
+    let bytes = std::mem::size_of_val(rows) as u64;
+    let total = halo.sum_all(&[bytes])[0];
+    if total > i32::MAX as u64 {
+        return Err(format!(
+            "gathering {total} bytes on process 0 is more than MPI counts in one message: write frames in pieces (no --gather); checkpoints of this size need one file per process, not written yet"
+        ));
+    }
+    let n = bytes as i32;
+    Ok(if halo.rank() == 0 {
         let mut counts = vec![0i32; halo.size()];
         root.gather_into_root(&n, &mut counts[..]);
         let displs: Vec<i32> = counts
@@ -416,7 +425,7 @@ fn gather<T: super::Plain + Default>(halo: &MpiHalo, rows: &[T]) -> Option<Vec<T
         root.gather_into(&n);
         root.gather_varcount_into(super::bytes_of(rows));
         None
-    }
+    })
 }
 
 impl Output {
@@ -500,7 +509,7 @@ impl Output {
                 pad: 0,
             })
             .collect();
-        let Some(mut all) = gather(halo, &rows) else {
+        let Some(mut all) = gather(halo, &rows)? else {
             return Ok(());
         };
         all.sort_unstable_by_key(|r| r.key);
@@ -562,7 +571,7 @@ impl Output {
                     neighbors: f.neighbors[i],
                 })
                 .collect();
-            if let Some(all) = gather(halo, &rows) {
+            if let Some(all) = gather(halo, &rows)? {
                 // As one process holds them: ids dense, any order (the frame puts them in id
                 // order).
                 let mut g =
