@@ -18,18 +18,25 @@ fn pbf(dir: &Path, scene: &str, steps: u32) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-fn mpirun(np: u32, dir: &Path, scene: &str, steps: u32, extra: &[&str]) {
-    let o = Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &np.to_string()])
+/// `mpirun -np NP pbf run SCENE --steps STEPS -o DIR ...` from the repository root (as root
+/// too), one thread per process.
+fn mpirun_cmd(np: u32, dir: &Path, scene: &str, steps: u32, extra: &[&str]) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", &np.to_string()])
         .arg(env!("CARGO_BIN_EXE_pbf"))
-        .args(["run", scene, "--quiet", "--threads", "1", "--steps"])
+        .args(["run", scene, "--threads", "1", "--steps"])
         .arg(steps.to_string())
         .arg("-o")
         .arg(dir)
         .args(extra)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn mpirun(np: u32, dir: &Path, scene: &str, steps: u32, extra: &[&str]) {
+    let o = mpirun_cmd(np, dir, scene, steps, &[extra, &["--quiet"]].concat())
         .output()
         .unwrap();
     assert!(
@@ -233,15 +240,7 @@ fn bad_input_under_mpirun_is_said_once_exits_2_and_writes_nothing() {
         // Three cell planes along the tank's length for four processes.
         &["--set", "particles.radius=0.4"][..],
     ] {
-        let o = Command::new("mpirun")
-            .args(["--oversubscribe", "-np", "4"])
-            .arg(env!("CARGO_BIN_EXE_pbf"))
-            .args(["run", "configs/dam_break_small.toml", "--steps", "5", "-o"])
-            .arg(&out)
-            .args(extra)
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        let o = mpirun_cmd(4, &out, "configs/dam_break_small.toml", 5, extra)
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
@@ -260,18 +259,16 @@ fn bad_input_under_mpirun_is_said_once_exits_2_and_writes_nothing() {
 fn an_interrupted_split_run_stops_all_processes_after_one_step_and_resumes_exactly() {
     let scene = "configs/dam_break_small.toml";
     let split = tempfile::tempdir().unwrap();
-    let child = Command::new("mpirun")
-        .args(["--oversubscribe", "-np", "2"])
-        .arg(env!("CARGO_BIN_EXE_pbf"))
-        .args(["run", scene, "--quiet", "--gather", "--threads", "1"])
-        .args(["--steps", "100000", "--checkpoint-every", "100000", "-o"])
-        .arg(split.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = mpirun_cmd(
+        2,
+        split.path(),
+        scene,
+        100000,
+        &["--quiet", "--gather", "--checkpoint-every", "100000"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     // Once a few frames are out, interrupt mpirun as Ctrl-C would.
     let t0 = std::time::Instant::now();
     while !split.path().join("frame_00003.vtu").exists() {
