@@ -232,16 +232,25 @@ pub fn main_mpi(
     let show = !a.quiet && rank == 0;
     // Checked on every process alike before any message: a refusal is bad input (exit 2),
     // returned by each process (see main).
-    let mut solver = solver(&scene, a.backend)?;
-    if let Some(c) = &opts.resume {
-        solver.restore(&c.solver).map_err(|e| {
-            input(anyhow::anyhow!(
-                "{}: {e}",
-                a.resume.as_deref().unwrap_or(Path::new("")).display()
-            ))
-        })?;
-    }
-    pbf::distributed::mpi_run::check(&scene, &solver, &opts, world.size() as usize)
+    let (size, me) = (world.size() as usize, rank as usize);
+    pbf::distributed::mpi_run::check(&scene, &opts, size)
+        .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
+    let restored = match &opts.resume {
+        Some(c) => {
+            // Every process reads the whole checkpoint, then keeps its own part.
+            let mut s = solver(&scene, a.backend)?;
+            s.restore(&c.solver).map_err(|e| {
+                input(anyhow::anyhow!(
+                    "{}: {e}",
+                    a.resume.as_deref().unwrap_or(Path::new("")).display()
+                ))
+            })?;
+            Some(s)
+        }
+        None => None,
+    };
+    let start = restored.as_ref().map_or(0, |s| s.steps);
+    let part = pbf::distributed::mpi_run::own_part(&scene, size, me, a.backend, restored)
         .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
     opts.dir = output_dir(&a.output, &scene.name)?;
     if show {
@@ -253,17 +262,15 @@ pub fn main_mpi(
             resume: None,
         };
         eprintln!(
-            "{} over {} processes",
-            run_header(&scene, solver.fluid.len(), &one),
-            world.size()
+            "{} over {size} processes",
+            run_header(&scene, part.particles(), &one)
         );
     }
-    let mut bar = Bar::new(show, steps - solver.steps);
+    let mut bar = Bar::new(show, steps - start);
     // mpirun passes an interrupt on to every process (SIGINT, or SIGTERM): the processes agree
     // after each step, so all stop after the same one, with a checkpoint if asked.
     let stop = interrupt_flag();
-    let report =
-        run(world, &scene, solver, &opts, stop, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
+    let report = run(world, &scene, part, &opts, stop, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
     if show {
         let r = &report;
         println!(

@@ -123,68 +123,137 @@ fn plane_loads(solver: &Solver, axis: usize, balance: Balance) -> Vec<u64> {
     c
 }
 
+/// The grid over a scene's whole domain (its tank, kernel radius and cell size).
+fn domain_of(scene: &Scene) -> Result<nsearch::GridSpec, String> {
+    nsearch::GridSpec::new(
+        Vec3A::from_array(scene.tank.min),
+        Vec3A::from_array(scene.tank.max),
+        scene.kernel_radius(),
+        scene.search.cell_size,
+    )
+    .map_err(|e| e.to_string())
+}
+
 /// Why a split run cannot start: the same on every process, found before any message, so
 /// each process returns it and none has to abort the others.
-pub fn check(
-    scene: &Scene,
-    solver: &Solver,
-    opts: &MpiRunOptions,
-    processes: usize,
-) -> Result<(), String> {
+pub fn check(scene: &Scene, opts: &MpiRunOptions, processes: usize) -> Result<(), String> {
     if opts.format == Format::Vtk && !opts.gather {
         return Err("--format vtk: frames in pieces are .vtu (ParaView's .pvtu names them); use --format vtu, or --gather".into());
     }
-    let reach = scene.search.cell_size.reach();
-    let axis = slab_axis(solver.domain());
-    Slabs::balanced(&vec![0; solver.domain().dims[axis]], processes, reach)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    let domain = domain_of(scene)?;
+    let axis = slab_axis(&domain);
+    Slabs::balanced(
+        &vec![0; domain.dims[axis]],
+        processes,
+        scene.search.cell_size.reach(),
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
-/// Run `scene` split over the processes of `world`, from `solver` (the scene's, on every
-/// process alike: at its start or restored from `opts.resume`; see [`check`]). Every process
-/// calls it; process 0 writes the `.pvtu`/`.pvd` (or the gathered frames), `energy.csv` and the
-/// checkpoints, and returns the report others also get. An error here may be one process's
-/// own (a file it cannot write): the caller ends them all.
+/// One process's part of a split run, before it starts: its solver, holding its own particles
+/// only, the slabs, and its particles' order keys.
+pub struct Part {
+    solver: Solver,
+    slabs: Slabs,
+    axis: usize,
+    keys: Vec<u64>,
+    /// Particles at the start, over all processes.
+    particles: usize,
+}
+
+impl Part {
+    /// The particles this process starts with.
+    pub fn own_particles(&self) -> usize {
+        self.solver.fluid.len()
+    }
+
+    /// The particles all processes start with.
+    pub fn particles(&self) -> usize {
+        self.particles
+    }
+}
+
+/// Process `rank`'s part of `scene` split `processes` ways, balanced by particle count. From
+/// the scene's start, each process samples the blocks one at a time and keeps only its own
+/// particles (no process holds the whole fluid); from `restored` (a solver every process
+/// restored from the same checkpoint), each keeps its own of them. Both keep the list's order:
+/// the one a single process sorts from. No message is sent: an error is the same everywhere.
+pub fn own_part(
+    scene: &Scene,
+    processes: usize,
+    rank: usize,
+    backend: nsearch::Backend,
+    restored: Option<Solver>,
+) -> Result<Part, String> {
+    let domain = domain_of(scene)?;
+    let axis = slab_axis(&domain);
+    let reach = scene.search.cell_size.reach();
+    let plane = |q: Vec3A| domain.cell_coords(q)[axis];
+    let mut counts = vec![0u64; domain.dims[axis]];
+    match &restored {
+        Some(s) => s.fluid.x.iter().for_each(|&q| counts[plane(q)] += 1),
+        None => scene.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1),
+    }
+    let particles = counts.iter().sum::<u64>() as usize;
+    let slabs = Slabs::balanced(&counts, processes, reach).map_err(|e| e.to_string())?;
+    let mine = |q: Vec3A| slabs.owner(plane(q)) == rank;
+    let (mut solver, keys) = match restored {
+        None => {
+            let solver = Solver::keeping(scene, &mine).map_err(|e| e.to_string())?;
+            // Ids are the places in the scene's list.
+            let keys = solver.fluid.id.iter().map(|&i| i as u64).collect();
+            (solver, keys)
+        }
+        Some(mut solver) => {
+            let all = std::mem::take(&mut solver.fluid);
+            let kept: Vec<usize> = (0..all.len()).filter(|&i| mine(all.x[i])).collect();
+            let mut own = Fluid::at_rest(
+                kept.iter().map(|&i| all.x[i]).collect(),
+                scene.particles.rest_density,
+            );
+            own.v = kept.iter().map(|&i| all.v[i]).collect();
+            own.id = kept.iter().map(|&i| all.id[i]).collect();
+            solver.fluid = own;
+            (solver, kept.iter().map(|&i| i as u64).collect())
+        }
+    };
+    solver
+        .set_search_backend(backend)
+        .map_err(|e| format!("--backend: {e}"))?;
+    Ok(Part {
+        solver,
+        slabs,
+        axis,
+        keys,
+        particles,
+    })
+}
+
+/// Run `scene` split over the processes of `world`, this process starting from `part` (see
+/// [`own_part`] and [`check`]). Every process calls it; process 0 writes the `.pvtu`/`.pvd`
+/// (or the gathered frames), `energy.csv` and the checkpoints, and returns the report others
+/// also get. An error here may be one process's own (a file it cannot write): the caller ends
+/// them all.
 pub fn run(
     world: SimpleCommunicator,
     scene: &Scene,
-    mut solver: Solver,
+    part: Part,
     opts: &MpiRunOptions,
     stop: &std::sync::atomic::AtomicBool,
     progress: &mut dyn crate::run::Progress,
 ) -> Result<MpiReport, String> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    check(scene, &solver, opts, size)?;
-    let total = solver.fluid.len();
-    let reach = scene.search.cell_size.reach();
-    let axis = slab_axis(solver.domain());
-    let counts = plane_counts(&solver, &solver.fluid.x, axis);
-    let slabs = Slabs::balanced(&counts, size, reach).map_err(|e| e.to_string())?;
-
-    // This process's particles, keyed by their place in the list (the scene's, or the
-    // checkpoint's: both are the order one process would sort from).
-    let all = std::mem::take(&mut solver.fluid);
-    let d = *solver.domain();
-    let mine: Vec<usize> = (0..total)
-        .filter(|&i| slabs.owner(d.cell_coords(all.x[i])[axis]) == rank)
-        .collect();
-    let mut own = Fluid::at_rest(
-        mine.iter().map(|&i| all.x[i]).collect(),
-        scene.particles.rest_density,
-    );
-    own.v = mine.iter().map(|&i| all.v[i]).collect();
-    own.id = mine.iter().map(|&i| all.id[i]).collect();
-    drop(all);
-    solver.fluid = own;
-    let halo = Arc::new(MpiHalo::new(
-        world,
-        d,
-        axis,
+    let Part {
+        mut solver,
         slabs,
-        reach,
-        mine.iter().map(|&i| i as u64).collect(),
-    ));
+        axis,
+        keys,
+        particles: total,
+    } = part;
+    let reach = scene.search.cell_size.reach();
+    let d = *solver.domain();
+    let halo = Arc::new(MpiHalo::new(world, d, axis, slabs, reach, keys));
     solver.set_halo(Box::new(halo.clone()));
 
     let dir_err = |e: std::io::Error| format!("{}: {e}", opts.dir.display());

@@ -24,6 +24,13 @@ use nsearch::{GridError, GridSpec};
 /// order) as colliders, PBF's constraint iterations, vorticity confinement, XSPH and, if the
 /// scene asks, surface tension.
 pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
+    solver_keeping(scene, &|_| true)
+}
+
+/// [`solver`] holding only the initial particles at positions `keep` accepts, with their
+/// scene ids (a process of a split run: see `distributed`). New particles are numbered after
+/// all the scene's, kept or not.
+pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Solver, GridError> {
     let h = scene.kernel_radius();
     let kernels = Kernels::new(h);
     let r = scene.particles.radius;
@@ -72,11 +79,22 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
             Box::new((vorticity, xsph, SurfaceTension::new(st.coefficient)))
         }
     };
-    let (x, v) = scene.initial_particles();
+    let (mut x, mut v, mut id) = (Vec::new(), Vec::new(), Vec::new());
+    let mut total = 0usize;
+    scene.for_each_initial_particle(&mut |i, p, u| {
+        total += 1;
+        if keep(p) {
+            x.push(p);
+            v.push(u);
+            id.push(i);
+        }
+    });
     let mut fluid = Fluid::at_rest(x, rho0);
     fluid.v = v;
+    fluid.id = id;
     Ok(Solver::from_parts(SolverParts {
         fluid,
+        particles_total: total,
         inflow: inflow(scene),
         kernels,
         colliders,

@@ -23,17 +23,27 @@ impl Scene {
     /// velocities (each block's).
     pub fn initial_particles(&self) -> (Vec<Vec3A>, Vec<Vec3A>) {
         let (mut x, mut v) = (Vec::new(), Vec::new());
+        self.for_each_initial_particle(&mut |_, p, u| {
+            x.push(p);
+            v.push(u);
+        });
+        (x, v)
+    }
+
+    /// Each particle there at time 0, in order: its index (its id), position and velocity.
+    /// One block's sites are held at a time, so a process of a split run can keep only its own
+    /// particles of a scene too big for one.
+    pub fn for_each_initial_particle(&self, f: &mut dyn FnMut(u32, Vec3A, Vec3A)) {
+        let mut i = 0u32;
         for (k, b) in self.fluid.iter().enumerate() {
             if b.start <= 0.0 {
-                let sites = self.block_sites(k);
-                v.extend(std::iter::repeat_n(
-                    Vec3A::from_array(b.velocity),
-                    sites.len(),
-                ));
-                x.extend(sites);
+                let u = Vec3A::from_array(b.velocity);
+                for p in self.block_sites(k) {
+                    f(i, p, u);
+                    i += 1;
+                }
             }
         }
-        (x, v)
     }
 
     /// Block `k`'s sites, less those within r of an obstacle at the block's start.

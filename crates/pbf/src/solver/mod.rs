@@ -72,6 +72,9 @@ pub struct StepTimes {
 /// `scene::build`).
 pub struct SolverParts {
     pub fluid: Fluid,
+    /// The scene's initial particles, `fluid`'s or more (when this process holds part of them):
+    /// new particles are numbered from here.
+    pub particles_total: usize,
     /// Particles added during the run (emitters, timed blocks), if any.
     pub inflow: Option<Inflow>,
     pub kernels: Kernels,
@@ -136,6 +139,15 @@ impl Solver {
         crate::scene::build::solver(scene)
     }
 
+    /// [`Solver::new`] holding only the initial particles whose position `keep` accepts (a
+    /// process of a split run), with their scene ids.
+    pub fn keeping(
+        scene: &Scene,
+        keep: &dyn Fn(Vec3A) -> bool,
+    ) -> Result<Solver, nsearch::GridError> {
+        crate::scene::build::solver_keeping(scene, keep)
+    }
+
     /// A solver from its parts, at time 0.
     pub fn from_parts(parts: SolverParts) -> Solver {
         let mut fluid = parts.fluid;
@@ -143,7 +155,7 @@ impl Solver {
         let mut inflow = parts.inflow;
         if let Some(inflow) = &mut inflow {
             fluid.reserve(inflow.most());
-            inflow.set_base(fluid.len());
+            inflow.set_base(parts.particles_total);
         }
         Solver {
             fluid,
