@@ -4,8 +4,9 @@
 //!
 //! Owns: the [`Halo`] trait the step calls at its exchange points, [`Alone`] (one process: every
 //! call does nothing), the slab partition ([`slabs`]) and, with the feature, the MPI transport
-//! (`mpi_halo`) and the distributed run (`mpi_run`). Does not touch: what a phase computes
-//! (the solver, the density solve, the forces call [`Halo`] and know nothing of MPI).
+//! (`mpi_halo`), the distributed run (`mpi_run`) and what it writes (`mpi_output`). Does not
+//! touch: what a phase computes (the solver, the density solve, the forces call [`Halo`] and
+//! know nothing of MPI).
 //!
 //! ## Why results equal one process's, bit for bit
 //! One process sorts its particles each step by cell (z, then y, then x; a stable counting
@@ -24,6 +25,8 @@ pub mod slabs;
 
 #[cfg(feature = "mpi")]
 pub mod mpi_halo;
+#[cfg(feature = "mpi")]
+mod mpi_output;
 #[cfg(feature = "mpi")]
 pub mod mpi_run;
 /// The MPI binding the feature runs on (for the command's `mpi::initialize`).
