@@ -88,6 +88,8 @@ struct State {
     report: ExchangeReport,
     // Buffers, reused every step.
     out: Vec<Moving>,
+    /// Each held particle's plane and destination slab (the exchange's).
+    planes: Vec<u32>,
     dest: Vec<u32>,
     incoming: Vec<Moving>,
     down: Vec<Moving>,
@@ -108,6 +110,8 @@ struct Staged {
     id: Vec<u32>,
     p: Vec<Vec3A>,
     keys: Vec<u64>,
+    /// The slab-axis plane of each.
+    planes: Vec<u32>,
 }
 
 impl Staged {
@@ -117,6 +121,7 @@ impl Staged {
         self.id.clear();
         self.p.clear();
         self.keys.clear();
+        self.planes.clear();
     }
 }
 
@@ -170,6 +175,7 @@ impl MpiHalo {
                 next_keys: Vec::new(),
                 report: ExchangeReport::default(),
                 out: Vec::new(),
+                planes: Vec::new(),
                 dest: Vec::new(),
                 incoming: Vec::new(),
                 down: Vec::new(),
@@ -208,54 +214,34 @@ impl MpiHalo {
         self.state.lock().report
     }
 
-    /// A sum over processes, elementwise.
-    pub fn sum_all(&self, local: &[u64]) -> Vec<u64> {
-        let mut out = vec![0u64; local.len()];
-        self.comm
-            .0
-            .all_reduce_into(local, &mut out[..], SystemOperation::sum());
+    /// `local` reduced over processes, elementwise, by `op` (sum or max).
+    fn reduce<T>(&self, local: &[T], op: SystemOperation) -> Vec<T>
+    where
+        T: mpi::datatype::Equivalence + Copy + Default,
+    {
+        let mut out = vec![T::default(); local.len()];
+        self.comm.0.all_reduce_into(local, &mut out[..], op);
         out
     }
 
     /// Sums over processes, elementwise.
+    pub fn sum_all(&self, local: &[u64]) -> Vec<u64> {
+        self.reduce(local, SystemOperation::sum())
+    }
+
+    /// Sums over processes, elementwise.
     pub fn sum_f64s(&self, local: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0f64; local.len()];
-        self.comm
-            .0
-            .all_reduce_into(local, &mut out[..], SystemOperation::sum());
-        out
+        self.reduce(local, SystemOperation::sum())
     }
 
     /// Largest values over processes, elementwise.
     pub fn max_f64s(&self, local: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0f64; local.len()];
-        self.comm
-            .0
-            .all_reduce_into(local, &mut out[..], SystemOperation::max());
-        out
+        self.reduce(local, SystemOperation::max())
     }
 
     /// The order key of each particle this process holds (between steps: its own, in order).
     pub fn keys(&self) -> Vec<u64> {
         self.state.lock().keys.clone()
-    }
-
-    /// The largest over processes.
-    pub fn max_f64(&self, x: f64) -> f64 {
-        let mut out = 0.0f64;
-        self.comm
-            .0
-            .all_reduce_into(&x, &mut out, SystemOperation::max());
-        out
-    }
-
-    /// The sum over processes.
-    pub fn sum_f64(&self, x: f64) -> f64 {
-        let mut out = 0.0f64;
-        self.comm
-            .0
-            .all_reduce_into(&x, &mut out, SystemOperation::sum());
-        out
     }
 
     /// The communicator (for the run's gathers).
@@ -341,9 +327,12 @@ impl Halo for MpiHalo {
         let plane = |q: Vec3A| self.plane(q);
 
         // 1. Migration: every particle to the slab of its predicted cell (one all-to-all).
+        // Each particle's plane, once: its slab now, and (if it stays) its ghost layers below.
+        s.planes.clear();
+        s.planes.extend(p.iter().map(|&q| plane(q) as u32));
         s.dest.clear();
         s.dest
-            .extend(p.iter().map(|&q| s.slabs.owner(plane(q)) as u32));
+            .extend(s.planes.iter().map(|&z| s.slabs.owner(z as usize) as u32));
         let mut counts = vec![0i32; self.size];
         for &d in &s.dest {
             counts[d as usize] += 1;
@@ -402,6 +391,7 @@ impl Halo for MpiHalo {
             id,
             p: pp,
             keys,
+            planes,
         } = &mut st;
         let (mut a, mut b) = (0usize, 0usize);
         while a < keep.len() || b < s.incoming.len() {
@@ -414,6 +404,7 @@ impl Halo for MpiHalo {
                 id.push(f.id[i]);
                 pp.push(p[i]);
                 keys.push(s.keys[i]);
+                planes.push(s.planes[i]);
                 a += 1;
             } else {
                 let m = s.incoming[b];
@@ -422,6 +413,7 @@ impl Halo for MpiHalo {
                 id.push(m.id);
                 pp.push(Vec3A::from_array(m.p));
                 keys.push(m.key);
+                planes.push(plane(Vec3A::from_array(m.p)) as u32);
                 b += 1;
             }
         }
@@ -429,11 +421,11 @@ impl Halo for MpiHalo {
 
         // 2. Ghosts: the owned particles in this slab's first and last `reach` planes go to
         // the slab below and above (in key order); theirs come back.
-        let planes = s.slabs.planes(self.rank);
+        let slab = s.slabs.planes(self.rank);
         s.down.clear();
         s.up.clear();
         for i in 0..owned {
-            let z = plane(pp[i]);
+            let z = planes[i] as usize;
             let m = || Moving {
                 x: x[i].to_array(),
                 v: v[i].to_array(),
@@ -441,10 +433,10 @@ impl Halo for MpiHalo {
                 id: id[i],
                 key: keys[i],
             };
-            if self.rank > 0 && z < planes.start + self.reach {
+            if self.rank > 0 && z < slab.start + self.reach {
                 s.down.push(m());
             }
-            if self.rank + 1 < self.size && z + self.reach >= planes.end {
+            if self.rank + 1 < self.size && z + self.reach >= slab.end {
                 s.up.push(m());
             }
         }
@@ -503,6 +495,7 @@ impl Halo for MpiHalo {
         let mut index = 0u64;
         for (slot, (&held, &q)) in perm.iter().zip(p).enumerate() {
             let held = held as usize;
+            let c = self.domain.cell_coords(q);
             let own = held >= lo && held < lo + owned;
             s.is_owned.push(own);
             if !own {
@@ -512,7 +505,7 @@ impl Halo for MpiHalo {
                     s.slots_hi.push(slot as u32);
                 }
             } else {
-                let z = self.plane(q);
+                let z = c[self.axis];
                 if has_lo && z < planes.start + self.reach {
                     s.send_lo.push(slot as u32);
                 }
@@ -522,7 +515,7 @@ impl Halo for MpiHalo {
             }
             // The next step's order key: the domain cell and the index in it (slots of a cell
             // are consecutive; ghost cells are whole, so the index is the one-process index).
-            let cell = self.domain.key_of(self.domain.cell_coords(q)) as u64;
+            let cell = self.domain.key_of(c) as u64;
             index = if cell == last_cell { index + 1 } else { 0 };
             last_cell = cell;
             s.next_keys.push(cell << 20 | index);
@@ -576,11 +569,7 @@ impl Halo for MpiHalo {
     }
 
     fn sum(&self, x: u64) -> u64 {
-        let mut out = 0u64;
-        self.comm
-            .0
-            .all_reduce_into(&x, &mut out, SystemOperation::sum());
-        out
+        self.sum_all(&[x])[0]
     }
 
     fn agree(&self, room: &mut [bool], sites: &[Vec3A]) {
@@ -593,11 +582,8 @@ impl Halo for MpiHalo {
                 (free && slabs.owner(self.domain.cell_coords(q)[2]) == self.rank) as u8
             })
             .collect();
-        let mut all = vec![0u8; mine.len()];
         // Each site has one owner: the sum is its decision.
-        self.comm
-            .0
-            .all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+        let all = self.reduce(&mine, SystemOperation::sum());
         for (r, a) in room.iter_mut().zip(all) {
             *r = a > 0;
         }

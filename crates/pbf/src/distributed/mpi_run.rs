@@ -87,16 +87,6 @@ fn watch_json<S: serde::Serializer>(w: &Watch, s: S) -> Result<S::Ok, S::Error> 
     serde::Serialize::serialize(&w.json(), s)
 }
 
-/// Particles per cell plane across `axis` of the domain.
-fn plane_counts(solver: &Solver, x: &[Vec3A], axis: usize) -> Vec<u64> {
-    let d = solver.domain();
-    let mut c = vec![0u64; d.dims[axis]];
-    for &q in x {
-        c[d.cell_coords(q)[axis]] += 1;
-    }
-    c
-}
-
 /// What the slabs are balanced by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -310,7 +300,7 @@ pub fn run(
         let (_, stats) = solver.step();
         counters += stats;
         let local = t.elapsed().as_secs_f64();
-        step_sum += halo.max_f64(local);
+        step_sum += halo.max_f64s(&[local])[0];
         // Blow-up: a non-finite state anywhere stops every process; so does an interrupt
         // any process saw (all stop after the same step).
         let (bad, v_max) = match crate::run::check_finite(&solver) {
@@ -372,11 +362,11 @@ pub fn run(
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
     let slabs = halo.slabs();
-    let loads = slabs.loads(&halo.sum_all(&plane_counts(&solver, &solver.fluid.x, axis)));
+    let loads = slabs.loads(&halo.sum_all(&plane_loads(&solver, axis, Balance::Count)));
     let balanced = slabs.loads(&halo.sum_all(&plane_loads(&solver, axis, opts.balance)));
     let r: ExchangeReport = halo.report();
     let sums = halo.sum_all(&[r.migration_bytes, r.ghost_bytes, r.refresh_bytes, r.ghosts]);
-    let exchange = halo.max_f64(r.seconds);
+    let exchange = halo.max_f64s(&[r.seconds])[0];
     let done = solver.steps - first;
     let steps = done.max(1) as f64;
     // The search's work, ghosts included (what the split costs), over all processes.
