@@ -12,6 +12,7 @@ pub mod motion;
 pub mod obstacle;
 pub mod shape;
 pub mod tank;
+pub mod wall_overlap;
 pub mod wall_table;
 
 pub use mesh::Mesh;
@@ -19,6 +20,7 @@ pub use motion::Motion;
 pub use obstacle::Obstacle;
 pub use shape::Shape;
 pub use tank::BoxTank;
+pub use wall_overlap::WallOverlap;
 pub use wall_table::WallTable;
 
 use crate::par::CHUNK;

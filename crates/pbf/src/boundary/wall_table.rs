@@ -7,8 +7,8 @@
 //! tabulated once (with its derivative) and interpolated, as a density map (Koschier & Bender 2017)
 //! for a plane. With the particle mass calibrated on the same lattice (see the solver), a particle
 //! resting against a wall sees the rest density, as one in the interior does. Near an edge or a
-//! corner of the tank the planes' contributions are added; their overlap (the region behind two
-//! walls at once) is counted twice, a small excess confined to edges.
+//! corner of the tank the region behind two or three walls at once lies beyond each of their
+//! planes; the tank subtracts what the planes count more than once (`wall_overlap`).
 //!
 //! The same lattice gives the adhesion of Akinci et al. 2013 (fluid–solid attraction, see
 //! [`WallTable::adhesion`]).
@@ -21,6 +21,11 @@ use crate::sph::Kernels;
 #[derive(Clone, Debug)]
 pub struct WallTable {
     pub(crate) h: f32,
+    /// The kernels, particle radius and mass the table was built for (the tank's edge and
+    /// corner tables are built for the same lattice: see `wall_overlap`).
+    pub(crate) kernels: Kernels,
+    pub(crate) r: f32,
+    pub(crate) mass: f32,
     /// ρ at d = k · h / (len − 1).
     rho: Vec<f32>,
     /// dρ/dd at the same points.
@@ -92,6 +97,9 @@ impl WallTable {
             .collect();
         WallTable {
             h: kernels.h,
+            kernels: *kernels,
+            r,
+            mass,
             rho: rho.into_iter().map(|x| x as f32).collect(),
             drho,
             adh: sums.iter().map(|s| s.1 as f32).collect(),
