@@ -1,9 +1,9 @@
 //! A thin sheet of water stretched in zero gravity, with and without surface tension: writes
 //! `.vtu` frames and a ParaView series for each into `OUT/with` and `OUT/without`.
 //!
-//! The sheet is two particles thick and 0.3 m square (r = 0.005, 1,800 particles); every
-//! particle starts moving away from the sheet's axis at `SPEED` m/s × its distance / 0.15 m (a
-//! uniformly stretching sheet, as a splash's sheet is). With surface tension (Akinci et al.
+//! The sheet of `configs/thin_sheet.toml` is two particles thick and 0.3 m square (r = 0.005,
+//! 1,800 particles); every particle starts moving away from the sheet's axis at `SPEED` m/s ×
+//! its distance / 0.15 m (a uniformly stretching sheet, as a splash's sheet is). With surface tension (Akinci et al.
 //! 2013) it tears and each piece pulls itself into a drop; without, the particles fly apart one
 //! by one. The test `a_stretched_sheet_breaks_into_drops_with_surface_tension_and_sprays_without`
 //! checks the same at 0.2 m/s.
@@ -16,32 +16,17 @@ use pbf::solver::Solver;
 use std::io::Write;
 use std::path::Path;
 
-const SHEET: &str = r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [1.6, 1.6, 1.6]
-[[fluid]]
-min = [0.65, 0.79, 0.65]
-max = [0.95, 0.81, 0.95]
-[particles]
-radius = 0.005
-[physics]
-gravity = [0.0, 0.0, 0.0]
-[time]
-dt = 0.002
-end = 2.0
-"#;
+/// The sheet's scene, `configs/thin_sheet.toml` of this repository.
+const SHEET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/thin_sheet.toml");
 
 fn run(out: &Path, speed: f32, surface_tension: bool) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
-    let scene_path = out.join("sheet.toml");
-    std::fs::write(&scene_path, SHEET)?;
     let sets = if surface_tension {
         vec!["surface_tension.method=\"akinci2013\"".to_string()]
     } else {
         vec![]
     };
-    let scene = Scene::load(&scene_path, &sets).expect("the sheet's scene");
+    let scene = Scene::load(Path::new(SHEET), &sets).expect("configs/thin_sheet.toml");
     let mut s = Solver::new(&scene).expect("the sheet's solver");
     let c = Vec3A::splat(0.8);
     for (v, x) in s.fluid.v.iter_mut().zip(&s.fluid.x) {

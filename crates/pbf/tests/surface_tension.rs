@@ -7,7 +7,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::scene_from;
+use common::{scene_from, scene_with};
 
 const CUBE: &str = r#"
 [tank]
@@ -176,27 +176,12 @@ fn clusters(s: &Solver, spacing: f32) -> Vec<usize> {
 
 #[test]
 fn a_thin_sheet_holds_together_with_surface_tension_and_sheds_without() {
-    // A sheet two particles thick, 0.3 m wide, in zero gravity, for 2 s. Measured: without
-    // surface tension PBF's artificial pressure sheds it into 1,276 groups, 1,002 of them
-    // single particles; with it, one body that retracts from its edges (it does not break into
+    // configs/thin_sheet.toml: a sheet two particles thick, 0.3 m wide, in zero gravity, for
+    // 2 s. Measured: without surface tension PBF's artificial pressure sheds it into 1,098
+    // groups; with it, one body that retracts from its edges (it does not break into
     // several drops at this resolution: see docs/results.md).
-    let sheet = r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [0.6, 0.6, 0.6]
-[[fluid]]
-min = [0.15, 0.29, 0.15]
-max = [0.45, 0.31, 0.45]
-[particles]
-radius = 0.005
-[physics]
-gravity = [0.0, 0.0, 0.0]
-[time]
-dt = 0.002
-end = 2.0
-"#;
     let after = |sets: &[&str]| {
-        let scene = scene_from(sheet, sets);
+        let scene = scene_with("thin_sheet", sets);
         let mut s = Solver::new(&scene).unwrap();
         assert_eq!(s.fluid.len(), 1800);
         for _ in 0..1000 {
@@ -225,26 +210,11 @@ end = 2.0
     );
 }
 
-/// An expanding sheet in zero gravity, two particles thick and 0.3 m wide, every particle
-/// moving away from the sheet's axis at `speed` × (its distance / 0.15 m), after `t` seconds:
+/// The sheet of `configs/thin_sheet.toml` (two particles thick, 0.3 m wide, zero gravity),
+/// every particle moving away from the sheet's axis at `speed` × (its distance / 0.15 m), after `t` seconds:
 /// the sizes of its groups (as [`clusters`]) and the fastest particle.
 fn stretched_sheet(speed: f32, t: f64, sets: &[&str]) -> (Vec<usize>, f32) {
-    let text = r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [1.6, 1.6, 1.6]
-[[fluid]]
-min = [0.65, 0.79, 0.65]
-max = [0.95, 0.81, 0.95]
-[particles]
-radius = 0.005
-[physics]
-gravity = [0.0, 0.0, 0.0]
-[time]
-dt = 0.002
-end = 4.0
-"#;
-    let scene = scene_from(text, sets);
+    let scene = scene_with("thin_sheet", sets);
     let mut s = Solver::new(&scene).unwrap();
     assert_eq!(s.fluid.len(), 1800);
     let c = glam::Vec3A::new(0.8, 0.8, 0.8);

@@ -18,6 +18,12 @@ pub fn scene(name: &str) -> Scene {
     Scene::load(&root().join(format!("configs/{name}.toml")), &[]).unwrap()
 }
 
+/// `configs/<name>.toml` with overrides (`key=value`, as `--set` takes them).
+pub fn scene_with(name: &str, sets: &[&str]) -> Scene {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scene::load(&root().join(format!("configs/{name}.toml")), &sets).unwrap()
+}
+
 /// A scene from TOML text (written to a temporary file, as a user's would be), with overrides.
 pub fn scene_from(text: &str, sets: &[&str]) -> Scene {
     let dir = tempfile::tempdir().unwrap();
