@@ -89,6 +89,15 @@ fn main() -> ExitCode {
             }
         }
     }
+    // One process: writing to a closed pipe (`pbf check scene.toml | head -3`) ends the process
+    // quietly, as it ends any Unix tool, rather than in a panic (Rust ignores SIGPIPE and
+    // `println!` panics on the error). Frames are written whole or not at all either way. Not
+    // under mpirun, whose transports may rely on the signal being ignored.
+    #[cfg(unix)]
+    // SAFETY: SIG_DFL installs no handler; it only sets the process's disposition of SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let result = match cli.command {
         Command::BenchSearch(a) => cmd::bench_search::main(a),
         Command::Check(a) => cmd::check::main(a),

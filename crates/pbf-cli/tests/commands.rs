@@ -749,3 +749,33 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     assert!(o.status.success());
     assert!(!out.join("obstacles_00000.vtu").exists());
 }
+
+/// Output piped into a reader that stops early (`pbf check scene | head -1`): the command ends
+/// as any Unix tool does (SIGPIPE), without a panic's message.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .current_dir(root())
+        .args(["check", "configs/dam_break_small.toml"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc_sigpipe()),
+        "{:?}: {err}",
+        out.status
+    );
+}
+
+/// SIGPIPE's number (13 on every Unix this runs on).
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13
+}
