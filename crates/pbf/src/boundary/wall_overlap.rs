@@ -15,8 +15,11 @@
 //! after step, and water at rest never settles (docs/results.md, "Still water and the tank's
 //! edges").
 //!
-//! Owns: [`WallOverlap`] (the edge and corner tables and their derivatives). Does not touch:
-//! the single walls' table or any collider's geometry.
+//! The adhesion of Akinci et al. 2013 is counted the same way: the lattice behind an edge pulls
+//! toward both walls once (`edge_adhesion`, `corner_adhesion`).
+//!
+//! Owns: [`WallOverlap`] (the edge and corner tables of density, its derivatives and the
+//! adhesion pull). Does not touch: the single walls' table or any collider's geometry.
 
 use super::wall_table::{WallTable, adhesion_spline};
 use rayon::prelude::*;
