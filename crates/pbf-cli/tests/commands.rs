@@ -168,6 +168,10 @@ fn frames_are_identical_for_1_and_2_threads_and_read_back() {
     for k in ["construction", "search", "behavior", "output", "step"] {
         assert!(summary["phases_ms"][k]["mean"].as_f64().unwrap() >= 0.0);
     }
+    // The density solve and the forces are parts of the behavior, both timed.
+    let ms = |k: &str| summary["phases_ms"][k]["total"].as_f64().unwrap();
+    assert!(ms("density_solve") > 0.0 && ms("forces") > 0.0);
+    assert!(ms("density_solve") + ms("forces") <= ms("behavior"));
     // No obstacles: no collision passes, nothing timed.
     assert_eq!(summary["phases_ms"]["collisions"]["total"], 0.0);
     assert!(summary["watch"]["obstacle_clearance_m"].is_null());

@@ -14,6 +14,12 @@ pub struct Phases {
     pub behavior: f64,
     /// Collision handling for obstacles (part of the step; see `StepTimes::collisions`).
     pub collisions: f64,
+    /// The density solve (part of the behavior).
+    #[serde(default)]
+    pub density_solve: f64,
+    /// The non-pressure forces (part of the behavior; surface normals included).
+    #[serde(default)]
+    pub forces: f64,
     /// Surface tension's normals pass (part of the behavior).
     #[serde(default)]
     pub surface_normals: f64,
@@ -31,6 +37,8 @@ impl Phases {
         self.search += t.search;
         self.behavior += t.behavior;
         self.collisions += t.collisions;
+        self.density_solve += t.density_solve;
+        self.forces += t.forces;
         self.surface_normals += t.surface_normals;
         self.step += t.step;
     }
@@ -50,8 +58,14 @@ impl Phases {
             Some(("search", self.search)),
             Some(("construction + search", self.construction + self.search)),
             Some(("particle behavior", self.behavior)),
+            Some(("  density solve", self.density_solve)),
+            Some(("  forces", self.forces)),
+            (self.surface_normals > 0.0).then_some(("    surface normals", self.surface_normals)),
+            Some((
+                "  velocities and densities",
+                (self.behavior - self.density_solve - self.forces).max(0.0),
+            )),
             collisions,
-            (self.surface_normals > 0.0).then_some(("surface normals", self.surface_normals)),
             Some(("output (solver side)", self.output)),
             (self.checkpoint > 0.0).then_some(("checkpoints", self.checkpoint)),
             Some(("whole step", self.step)),
@@ -200,6 +214,8 @@ impl RunSummary {
                 "construction": ms(ph.construction),
                 "search": ms(ph.search),
                 "behavior": ms(ph.behavior),
+                "density_solve": ms(ph.density_solve),
+                "forces": ms(ph.forces),
                 "collisions": ms(ph.collisions),
                 "surface_normals": ms(ph.surface_normals),
                 "output": ms(ph.output),

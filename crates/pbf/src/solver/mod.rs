@@ -60,6 +60,12 @@ pub struct StepTimes {
     /// Of the step: collision handling for obstacles (their projection and wall-density passes,
     /// in the prediction and in the behavior); 0 without obstacles.
     pub collisions: f64,
+    /// Of the behavior: the density solve (the constraint iterations, walls and solids
+    /// included).
+    pub density_solve: f64,
+    /// Of the behavior: the non-pressure forces (their own passes, such as surface tension's
+    /// normals, included) and adhesion.
+    pub forces: f64,
     /// Of the behavior: the forces' passes of their own (surface tension's normals); 0 without.
     pub surface_normals: f64,
     pub step: f64,
@@ -276,7 +282,7 @@ impl Solver {
 
         // 4.-7. Particle behavior.
         let t = Instant::now();
-        let whole = self.behavior();
+        let (whole, density_solve, forces) = self.behavior();
         let behavior = t.elapsed().as_secs_f64();
 
         if whole {
@@ -288,6 +294,8 @@ impl Solver {
             construction,
             search,
             behavior,
+            density_solve,
+            forces,
             collisions: self.colliders.take_time(),
             surface_normals: self.forces.take_time(),
             step: t_step.elapsed().as_secs_f64(),
@@ -459,8 +467,9 @@ impl Solver {
     }
 
     /// 4.-7.: the density solve, velocities, densities, forces, positions. Returns false, having
-    /// changed nothing of x, v and id, when a stop request abandoned the step.
-    fn behavior(&mut self) -> bool {
+    /// changed nothing of x, v and id, when a stop request abandoned the step, and the seconds
+    /// the density solve and the forces took.
+    fn behavior(&mut self) -> (bool, f64, f64) {
         let n = self.fluid.len();
         let lists = self.search.lists();
         let k = self.kernels;
@@ -486,11 +495,13 @@ impl Solver {
                 .then_some(&self.owned[..]),
         };
         let scratch = &mut self.scratch;
-        if !self
+        let t = Instant::now();
+        let solved = self
             .density_solver
-            .solve(&input, &mut self.p, &mut f.density, scratch)
-        {
-            return false;
+            .solve(&input, &mut self.p, &mut f.density, scratch);
+        let density_solve = t.elapsed().as_secs_f64();
+        if !solved {
+            return (false, density_solve, 0.0);
         }
         scratch.v3.resize(n, Vec3A::ZERO);
         scratch.v4.resize(n, Vec4::ZERO);
@@ -530,6 +541,7 @@ impl Solver {
         refresh(&*self.halo, &mut scratch.v4);
 
         // 6. Non-pressure forces, all from the velocities of 5.
+        let t = Instant::now();
         let input = ForceInput {
             lists,
             kernels: &k,
@@ -546,6 +558,7 @@ impl Solver {
         if self.adhesion > 0.0 {
             colliders.add_adhesion(p, &mut f.v, dt * self.adhesion);
         }
+        let forces = t.elapsed().as_secs_f64();
         if !guides.is_empty() {
             // The forces do not act on guided particles.
             f.v.par_iter_mut()
@@ -561,6 +574,6 @@ impl Solver {
 
         // 7. Positions.
         f.x.copy_from_slice(&self.p);
-        true
+        (true, density_solve, forces)
     }
 }
