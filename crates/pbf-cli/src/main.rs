@@ -1,9 +1,40 @@
 //! `pbf`: the command-line front end. Parsing and reporting only; the work lives in the `pbf`
 //! and `nsearch` libraries. One file per subcommand under `cmd/`.
 
+/// `print!` for the reports on standard output, which ends the process with a message on
+/// stderr and exit code 1 when standard output cannot be written (a full disk, `> /dev/full`),
+/// instead of the panic `print!` gives. Every file a command writes is complete before it
+/// prints, so nothing is lost. A closed pipe ends the process by SIGPIPE before this sees it
+/// (see `main`); under mpirun, where SIGPIPE stays ignored, it ends quietly with 141 as well.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), false) };
+}
+
+/// [`out!`] with a newline, as `println!`.
+macro_rules! outln {
+    () => { $crate::write_stdout(format_args!(""), true) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), true) };
+}
+
 mod args;
 mod cmd;
 mod progress;
+
+/// What [`out!`] and [`outln!`] call.
+fn write_stdout(text: std::fmt::Arguments, newline: bool) {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    let written = o
+        .write_fmt(text)
+        .and_then(|()| if newline { o.write_all(b"\n") } else { Ok(()) });
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

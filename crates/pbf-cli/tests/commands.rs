@@ -778,3 +778,30 @@ fn a_closed_pipe_ends_a_command_quietly() {
         out.status
     );
 }
+
+/// Standard output that cannot be written (a full disk) ends a command with a message and
+/// exit 1, not a panic; the run's files are complete (the report is printed after them).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_stdout_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .current_dir(root())
+        .args(["run", "configs/dam_break_small.toml", "--steps", "3", "-o"])
+        .arg(&out)
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["steps"], 3);
+}

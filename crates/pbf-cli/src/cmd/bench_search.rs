@@ -114,7 +114,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
     })?
     .map_err(input)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_report(&report);
     }
@@ -126,7 +126,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
 }
 
 fn print_report(r: &BenchReport) {
-    println!(
+    outln!(
         "{} particles, radius {}, cell {} ({}x{}x{} cells), {} threads, {} backend, median of {} reps, {}",
         r.particles,
         r.radius,
@@ -142,7 +142,7 @@ fn print_report(r: &BenchReport) {
         r.reps,
         r.cpu
     );
-    println!(
+    outln!(
         "{:<10} {:>15} {:>11} {:>11} {:>12} {:>11} {:>10}",
         "mode",
         "construction ms",
@@ -153,7 +153,7 @@ fn print_report(r: &BenchReport) {
         "memory MB"
     );
     let row = |name: &str, m: &ModeReport| {
-        println!(
+        outln!(
             "{:<10} {:>15.2} {:>11.2} {:>11.2} {:>12.2} {:>11.2} {:>10.1}",
             name,
             m.construction_ms,
@@ -166,7 +166,7 @@ fn print_report(r: &BenchReport) {
     };
     row("unpruned", &r.modes.unpruned);
     row("pruned", &r.modes.pruned);
-    println!(
+    outln!(
         "pruning: {:.1}% fewer candidates, {:.1}% less construction + search time; lists {}",
         r.candidate_reduction_pct,
         r.time_reduction_pct,

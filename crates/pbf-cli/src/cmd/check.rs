@@ -34,30 +34,30 @@ pub fn main(a: Args) -> Result<ExitCode> {
     let per = est.neighbors;
     let bytes = est.bytes;
     let [nx, ny, nz] = spec.dims;
-    println!("scene       {} ({})", scene.name, a.scene.display());
+    outln!("scene       {} ({})", scene.name, a.scene.display());
     if n > n0 {
-        println!("particles   {n0} at the start, up to {n} with inflow (memory below for {n})");
+        outln!("particles   {n0} at the start, up to {n} with inflow (memory below for {n})");
     } else {
-        println!("particles   {n}");
+        outln!("particles   {n}");
     }
     if !scene.obstacle.is_empty() {
         let removed = scene.sites_in_obstacles();
-        println!(
+        outln!(
             "obstacles   {}; {removed} lattice sites of the fluid blocks lie inside or within r of one and get no particle",
             scene.obstacle.len()
         );
     }
-    println!(
+    outln!(
         "radius      r = {}, spacing {}, kernel radius h = {h}",
         scene.particles.radius,
         scene.spacing()
     );
-    println!(
+    outln!(
         "grid        {nx} x {ny} x {nz} = {} cells of width {:.6}",
         spec.num_cells(),
         spec.cell
     );
-    println!("neighbors   about {per:.0} per particle at rest");
+    outln!("neighbors   about {per:.0} per particle at rest");
     let q = &scene.pbf;
     let count = match q.max_density_error {
         None => format!("{} iterations per step", q.iterations),
@@ -73,16 +73,16 @@ pub fn main(a: Args) -> Result<ExitCode> {
         ),
         pbf::scene::Omega::Value(_) => "pbf.omega".to_string(),
     };
-    println!(
+    outln!(
         "density     {count}, corrections scaled by omega = {:.3} ({omega})",
         scene.omega()
     );
-    println!(
+    outln!(
         "steps       {} of dt = {} to t = {}",
         (scene.time.end / scene.time.dt).ceil(),
         scene.time.dt,
         scene.time.end
     );
-    println!("memory      about {:.0} MB", bytes / 1e6);
+    outln!("memory      about {:.0} MB", bytes / 1e6);
     Ok(ExitCode::SUCCESS)
 }

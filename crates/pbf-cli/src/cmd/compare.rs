@@ -120,19 +120,19 @@ pub fn main(a: Args) -> Result<ExitCode> {
             "peak_rss_bytes": peak_rss_bytes(),
         });
         write_text(&dir, "compare.json", &serde_json::to_string_pretty(&json)?)?;
-        println!("{header}");
-        println!();
-        print!("{}", tables(records));
-        println!();
-        println!(
+        outln!("{header}");
+        outln!();
+        out!("{}", tables(records));
+        outln!();
+        outln!(
             "neighbor lists identical in all {} steps; {:.1} neighbors per particle; whole step with pruned search {:.4} s; peak memory {:.0} MB (both searches held)",
             records.len(),
             neighbors_per_particle(records),
             p.total_s,
             peak_rss_bytes() as f64 / 1e6
         );
-        println!("{}", cmp.watch.line());
-        println!(
+        outln!("{}", cmp.watch.line());
+        outln!(
             "wrote {}, {}, {} and {}",
             dir.join("compare.csv").display(),
             dir.join("compare.svg").display(),

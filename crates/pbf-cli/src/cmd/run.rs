@@ -113,17 +113,18 @@ pub fn main(a: Args) -> Result<ExitCode> {
         let report = run_scene(&scene, &mut solver, &opts, stop, &mut bar)?;
         let s = &report.summary;
         if show {
-            print!("{}", s.phases.table(s.steps));
-            println!("{}", s.counters_line());
-            println!("{}", s.solve_line());
-            println!("{}", s.watch.line());
+            out!("{}", s.phases.table(s.steps));
+            outln!("{}", s.counters_line());
+            outln!("{}", s.solve_line());
+            outln!("{}", s.watch.line());
             if s.fast_steps > 0 {
-                println!(
+                outln!(
                     "{} of {} steps had a particle crossing the kernel radius in one step (see the warning)",
-                    s.fast_steps, s.steps
+                    s.fast_steps,
+                    s.steps
                 );
             }
-            println!(
+            outln!(
                 "{} frames, summary in {}",
                 s.frames,
                 report.summary_path.display()
@@ -273,7 +274,7 @@ pub fn main_mpi(
     let report = run(world, &scene, part, &opts, stop, &mut bar).map_err(|e| anyhow::anyhow!(e))?;
     if show {
         let r = &report;
-        println!(
+        outln!(
             "{} processes, {} particles, {} steps: {:.2} ms per step (slowest process), exchange {:.2} ms ({:.1}%)",
             r.processes,
             r.particles,
@@ -282,19 +283,23 @@ pub fn main_mpi(
             r.exchange_s * 1e3,
             100.0 * r.exchange_s / r.step_s.max(1e-12)
         );
-        println!(
+        outln!(
             "sent per step: migration {:.1} kB, ghosts {:.1} kB ({:.0} particles), ghost refreshes {:.1} kB",
             r.migration_bytes_per_step / 1e3,
             r.ghost_bytes_per_step / 1e3,
             r.ghosts_per_step,
             r.refresh_bytes_per_step / 1e3
         );
-        println!(
+        outln!(
             "particles per process at the end {:?}: {} imbalance {:.3} (most {:.3}), {} re-balances",
-            r.loads, a.balance, r.imbalance_end, r.imbalance_max, r.rebalances
+            r.loads,
+            a.balance,
+            r.imbalance_end,
+            r.imbalance_max,
+            r.rebalances
         );
         let k = r.steps.max(1) as f64;
-        println!(
+        outln!(
             "search per step, all processes (ghosts included): {:.0} candidates, {:.0} neighbors, {:.0} cells pruned of {:.0}; peak memory of a process {:.0} MB",
             r.search.candidates as f64 / k,
             r.search.neighbors as f64 / k,
@@ -302,16 +307,17 @@ pub fn main_mpi(
             r.search.cells_visited as f64 / k,
             r.peak_rss_bytes_max as f64 / 1e6
         );
-        println!("{}", r.watch.line());
+        outln!("{}", r.watch.line());
         if r.fast_steps > 0 {
-            println!(
+            outln!(
                 "{} of {} steps had a particle crossing the kernel radius in one step",
-                r.fast_steps, r.steps
+                r.fast_steps,
+                r.steps
             );
         }
         let path = opts.dir.join("mpi.json");
         std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
-        println!("{} frames, report in {}", r.frames, path.display());
+        outln!("{} frames, report in {}", r.frames, path.display());
     }
     if report.interrupted {
         if rank == 0 {

@@ -114,9 +114,9 @@ pub fn main(a: Args) -> Result<ExitCode> {
         "scaling.svg",
         &svg(&base.name, &rows).map_err(|e| anyhow::anyhow!(e))?,
     )?;
-    println!("{}", cpu_name());
-    print!("{}", table(&rows));
-    println!(
+    outln!("{}", cpu_name());
+    out!("{}", table(&rows));
+    outln!(
         "wrote {} and {}",
         dir.join("scaling.csv").display(),
         dir.join("scaling.svg").display()

@@ -145,23 +145,23 @@ pub fn main(a: Args) -> Result<ExitCode> {
             "validation.svg",
             &svg(&base.name, &runs).map_err(|e| anyhow::anyhow!(e))?,
         )?;
-        println!("surge front against Martin & Moyce (1952), n² = 2");
+        outln!("surge front against Martin & Moyce (1952), n² = 2");
         for run in &runs {
-            println!(
+            outln!(
                 "\n{}: column a = {:.4} m, n² = {:.3}",
                 run.label(),
                 run.track.a,
                 run.track.n2
             );
-            print!("{}", table(&run.track.compare()));
+            out!("{}", table(&run.track.compare()));
             if run.track.blocked {
-                println!(
+                outln!(
                     "the front reached the far wall at T = {:.2}; later points are not compared",
                     run.track.samples.last().map_or(0.0, |s| s.0)
                 );
             }
         }
-        println!(
+        outln!(
             "\nwrote {}, {} and {}",
             dir.join("validation.csv").display(),
             dir.join("validation.json").display(),
