@@ -77,6 +77,18 @@ pub fn main(a: Args) -> Result<ExitCode> {
         "density     {count}, corrections scaled by omega = {:.3} ({omega})",
         scene.omega()
     );
+    let excess: Vec<f32> = (0..scene.fluid.len())
+        .filter_map(|k| scene.start_excess(k))
+        .collect();
+    if let Some(most) = excess.iter().copied().reduce(f32::max) {
+        outln!(
+            "start       {} of {} blocks rest on the floor and start hydrostatic: density excess {:.4} per metre of depth, {:.2}% at the deepest floor (particles.start_compression)",
+            excess.len(),
+            scene.fluid.len(),
+            scene.hydrostatic_gradient(),
+            100.0 * most
+        );
+    }
     outln!(
         "steps       {} of dt = {} to t = {}",
         (scene.time.end / scene.time.dt).ceil(),

@@ -3,7 +3,8 @@
 //! sampling of fluid blocks into particles, and the size estimate that guards memory.
 //!
 //! Owns: the scene description ([`schema`]), loading ([`Scene::load`]), overrides
-//! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]) and building the
+//! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]), the hydrostatic
+//! start of water at rest ([`hydrostatic`]) and building the
 //! simulation from a scene ([`build`]). Does not touch: the step.
 //!
 //! Every key and its default is documented on the structs of [`schema`] and, with comments, in
@@ -11,6 +12,7 @@
 
 pub mod build;
 pub mod estimate;
+pub mod hydrostatic;
 pub mod obstacles;
 pub mod overrides;
 pub mod sample;

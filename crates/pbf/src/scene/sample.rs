@@ -46,11 +46,13 @@ impl Scene {
         }
     }
 
-    /// Block `k`'s sites, less those within r of an obstacle at the block's start.
+    /// Block `k`'s sites (compressed as water at rest when it rests on the floor:
+    /// `particles.start_compression`), less those within r of an obstacle at the block's start.
     pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
         let r = self.particles.radius;
         let t = self.fluid[k].start as f64;
         let mut pts = self.lattice(&self.fluid[k..=k]);
+        self.compress_at_rest(k, &mut pts);
         if !self.obstacle.is_empty() {
             let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
             pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= r));
@@ -61,7 +63,13 @@ impl Scene {
     /// Every lattice site of the fluid blocks, obstacles ignored (see
     /// [`sample_fluid`](Self::sample_fluid)).
     pub fn lattice_sites(&self) -> Vec<Vec3A> {
-        self.lattice(&self.fluid)
+        (0..self.fluid.len())
+            .flat_map(|k| {
+                let mut pts = self.lattice(&self.fluid[k..=k]);
+                self.compress_at_rest(k, &mut pts);
+                pts
+            })
+            .collect()
     }
 
     /// How many lattice sites of the fluid blocks get no particle because they lie inside or
@@ -72,7 +80,7 @@ impl Scene {
             .sum()
     }
 
-    fn lattice(&self, blocks: &[super::FluidBlock]) -> Vec<Vec3A> {
+    pub(super) fn lattice(&self, blocks: &[super::FluidBlock]) -> Vec<Vec3A> {
         let s = self.spacing();
         let mut pts = Vec::new();
         for b in blocks {

@@ -172,6 +172,25 @@ pub struct Particles {
     /// How a fluid block is filled (default `volume`).
     #[serde(default)]
     pub fill: Fill,
+    /// Whether blocks resting on the floor start compressed as the solver holds water at rest
+    /// (default `hydrostatic`).
+    #[serde(default)]
+    pub start_compression: StartCompression,
+}
+
+/// `particles.start_compression`: the density a block at rest on the tank's floor starts with.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StartCompression {
+    /// Each layer closer to the floor by the density excess PBF's iterations carry the weight
+    /// above it with (`Scene::hydrostatic_gradient`): the water starts where it rests, so a
+    /// column neither drops nor rings. Blocks that start later, move, float or lie under
+    /// gravity that is not along an axis are filled as `none`.
+    #[default]
+    Hydrostatic,
+    /// The lattice at rest density everywhere: a column sinks into the excess the solver needs,
+    /// then rings (as before 2026-11-25).
+    None,
 }
 
 /// `particles.fill`: how many lattice sites a block of side L gets along each axis.

@@ -1,7 +1,7 @@
 //! The rest lattice (spacing 2r) as the kernels see it: the calibration of the particle mass and
 //! of PBF's constraint scale.
 //!
-//! Owns: [`rest_lattice`]. Does not touch: particles.
+//! Owns: [`rest_lattice`], [`jacobi_gain`], [`gradient_moment`]. Does not touch: particles.
 
 use super::Kernels;
 use glam::Vec3A;
@@ -23,6 +23,26 @@ pub fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
     }
     let vol = 1.0 / sum_w; // m / ρ0
     ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
+}
+
+/// `M = (1/3) (m/ρ0) Σ_j |∇W(x_j)| |x_j|` over the rest lattice of spacing `s`: how PBF's
+/// correction answers a smooth gradient of λ. Inside the lattice `Σ_j ∇W_j = 0`, so with
+/// `λ_j ≈ λ_i − ∇λ·r_ij` the correction `(m/ρ0) Σ_j (λ_i + λ_j) ∇W_ij` is `−(m/ρ0) Σ_j (∇λ·r_ij)
+/// ∇W_ij = M ∇λ` (the lattice's cubic symmetry makes the moment isotropic). In the continuum
+/// `∫ r·∇W dV = −3`, so `M → 1` as h / s grows; at h = 4r it is 0.947.
+pub fn gradient_moment(k: &Kernels, s: f32) -> f32 {
+    let n = (k.h / s).ceil() as i32;
+    let (mut sum_w, mut sum_m) = (0.0f64, 0.0f64);
+    for a in -n..=n {
+        for b in -n..=n {
+            for c in -n..=n {
+                let q = Vec3A::new(a as f32, b as f32, c as f32) * s;
+                sum_w += k.poly6(q.length_squared()) as f64;
+                sum_m += (k.spiky_grad(q).length() * q.length()) as f64;
+            }
+        }
+    }
+    (sum_m / sum_w / 3.0) as f32
 }
 
 /// The largest gain of PBF's Jacobi density iteration on the rest lattice of spacing `s`:
@@ -79,6 +99,17 @@ pub fn jacobi_gain(k: &Kernels, s: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `M` against the continuum identity `∫ r·∇W dV = −3` (so `M → 1` for wide kernels on a
+    /// fine lattice), and its value at h = 4r.
+    #[test]
+    fn the_gradient_moment_tends_to_the_continuum_value() {
+        let s = 0.02;
+        let m4 = gradient_moment(&Kernels::new(4.0 * s / 2.0), s);
+        assert!((m4 - 0.947).abs() < 0.002, "h = 4r: {m4}");
+        let m16 = gradient_moment(&Kernels::new(16.0 * s / 2.0), s);
+        assert!((m16 - 1.0).abs() < 0.01, "h = 16r: {m16}");
+    }
 
     /// The largest eigenvalue of `D⁻¹ J Jᵀ` on a periodic cubic lattice of `l³` sites, by power
     /// iteration on the operator built site by site (f64): `Δx_b = Σ_a λ_a ∇_b C_a`, then

@@ -1,0 +1,174 @@
+//! The hydrostatic start against what the solver does with water at rest (release mode): the
+//! density excess a column settles into, from a start at ρ0, is the one
+//! `Scene::hydrostatic_gradient` predicts from the lattice; and a column filled with it neither
+//! drops nor rings, where one filled at ρ0 does both.
+
+use pbf::scene::Scene;
+use pbf::solver::Solver;
+mod common;
+
+use common::scene_from;
+
+/// 0.4 m of water in a 0.2 m square tank, r = 0.01 (2,000 particles).
+fn column(extra: &[&str]) -> Scene {
+    scene_from(
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.5, 0.2]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.4, 0.2]
+[particles]
+radius = 0.01
+[time]
+dt = 0.004
+end = 2.0
+"#,
+        extra,
+    )
+}
+
+/// The mean height of the highest tenth of the particles.
+fn surface(s: &Solver) -> f32 {
+    let mut y: Vec<f32> = s.fluid.x.iter().map(|p| p.y).collect();
+    y.sort_by(f32::total_cmp);
+    let top = &y[y.len() - y.len() / 10..];
+    top.iter().sum::<f32>() / top.len() as f32
+}
+
+/// Least-squares slope of `ρ/ρ0 − 1` against height, over particles at least h from the side
+/// walls, the floor and the surface, averaged over the last `frames` steps of `steps`.
+fn settled_gradient(scene: &Scene, steps: usize, frames: usize) -> f64 {
+    let mut s = Solver::new(scene).unwrap();
+    let h = scene.kernel_radius();
+    let rho0 = scene.particles.rest_density as f64;
+    let (mut sx, mut sy, mut sxx, mut sxy, mut n) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for step in 0..steps {
+        s.step();
+        if step + frames < steps {
+            continue;
+        }
+        let top = s.fluid.x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        for (p, &rho) in s.fluid.x.iter().zip(&s.fluid.density) {
+            let side = p.x.min(0.2 - p.x).min(p.z).min(0.2 - p.z);
+            if side < h || p.y < h || p.y > top - h {
+                continue;
+            }
+            let (x, y) = (p.y as f64, rho as f64 / rho0 - 1.0);
+            (sx, sy, sxx, sxy, n) = (sx + x, sy + y, sxx + x * x, sxy + x * y, n + 1.0);
+        }
+    }
+    (n * sxy - sx * sy) / (n * sxx - sx * sx)
+}
+
+#[test]
+fn water_at_rest_holds_the_density_excess_the_lattice_predicts() {
+    for sets in [
+        vec!["particles.start_compression=none"],
+        vec!["particles.start_compression=none", "pbf.iterations=6"],
+    ] {
+        let scene = column(&sets);
+        let predicted = scene.hydrostatic_gradient() as f64;
+        let measured = -settled_gradient(&scene, 500, 100);
+        eprintln!("{sets:?}: dC/d(depth) measured {measured:.4} /m, predicted {predicted:.4}");
+        assert!(
+            (measured / predicted - 1.0).abs() < 0.1,
+            "{sets:?}: measured {measured} /m against {predicted}"
+        );
+    }
+}
+
+#[test]
+fn a_column_filled_hydrostatic_neither_drops_nor_rings() {
+    let r = 0.01;
+    // The surface's displacement at 0.1 s (a column without support falls 49 mm by then) and
+    // the largest over 1 s.
+    let mut moved = Vec::new();
+    for mode in ["hydrostatic", "none"] {
+        let scene = column(&[&format!("particles.start_compression={mode}")]);
+        let mut s = Solver::new(&scene).unwrap();
+        let start = surface(&s);
+        let (mut early, mut most) = (0.0f32, 0.0f32);
+        for step in 1..=250 {
+            s.step();
+            let d = (surface(&s) - start).abs();
+            most = most.max(d);
+            if step == 25 {
+                early = d;
+            }
+        }
+        eprintln!("{mode}: the surface moved {early:.4} m by 0.1 s, up to {most:.4} m in 1 s");
+        moved.push((early, most));
+    }
+    let ((early, most), (early_rho0, most_rho0)) = (moved[0], moved[1]);
+    assert!(early_rho0 > 0.5 * r, "from ρ0 the column drops: {moved:?}");
+    assert!(early < 0.1 * r, "hydrostatic, at 0.1 s: {moved:?}");
+    assert!(most < 0.5 * most_rho0, "hydrostatic, over 1 s: {moved:?}");
+}
+
+#[test]
+fn only_blocks_at_rest_on_the_floor_start_compressed() {
+    let blocks = r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [1.0, 1.0, 1.0]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.4, 0.2]
+[[fluid]]
+min = [0.5, 0.3, 0.5]
+max = [0.7, 0.5, 0.7]
+[[fluid]]
+min = [0.5, 0.0, 0.0]
+max = [0.7, 0.2, 0.2]
+velocity = [0.0, 0.0, 0.5]
+[[fluid]]
+min = [0.0, 0.0, 0.5]
+max = [0.2, 0.2, 0.7]
+start = 0.5
+[particles]
+radius = 0.01
+[time]
+dt = 0.004
+end = 1.0
+"#;
+    let scene = scene_from(blocks, &[]);
+    let which: Vec<bool> = (0..4).map(|k| scene.start_excess(k).is_some()).collect();
+    assert_eq!(
+        which,
+        [true, false, false, false],
+        "on the floor, floating, moving, later"
+    );
+    // The first block: its lowest layer stays where the floor keeps particles (r above it),
+    // its top layer moves down by the integral of the excess, a H² / 2 over the depth H
+    // between the two, and its particle count is unchanged.
+    let flat = scene_from(blocks, &["particles.start_compression=none"]);
+    let (r, a) = (0.01f32, scene.hydrostatic_gradient());
+    let column = |s: &Scene| -> Vec<f32> {
+        let mut y: Vec<f32> = (s.block_sites(0).iter().map(|p| p.y)).collect();
+        y.sort_by(f32::total_cmp);
+        y
+    };
+    let (y, y0) = (column(&scene), column(&flat));
+    assert_eq!(y.len(), y0.len());
+    assert!((y[0] - r).abs() < 1e-6 && (y0[0] - r).abs() < 1e-6);
+    let depth = y0[y0.len() - 1] - y0[0];
+    let drop = y0[y0.len() - 1] - y[y.len() - 1];
+    assert!(
+        (drop / (0.5 * a * depth * depth) - 1.0).abs() < 1e-3,
+        "top layer moved {drop} m"
+    );
+    assert!(
+        (scene.start_excess(0).unwrap() / (a * depth) - 1.0).abs() < 1e-4,
+        "excess at the floor"
+    );
+    // Gravity off the axes, or the key set to none: no block is compressed.
+    for sets in [
+        ["physics.gravity=[1.0, -9.81, 0.0]"],
+        ["particles.start_compression=none"],
+    ] {
+        let s = scene_from(blocks, &sets);
+        assert!((0..4).all(|k| s.start_excess(k).is_none()), "{sets:?}");
+    }
+}
