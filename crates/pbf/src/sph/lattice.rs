@@ -10,19 +10,26 @@ use glam::Vec3A;
 /// (so such a particle has exactly ρ0), and `S0 = Σ_j |(m/ρ0) ∇W|²`, the scale of PBF's λ
 /// denominator.
 pub fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
-    let n = (k.h / s).ceil() as i32;
     let (mut sum_w, mut sum_g2) = (0.0f64, 0.0f64);
+    for_each_site(k, s, |q| {
+        sum_w += k.poly6(q.length_squared()) as f64;
+        sum_g2 += k.spiky_grad(q).length_squared() as f64;
+    });
+    let vol = 1.0 / sum_w; // m / ρ0
+    ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
+}
+
+/// `f(x)` for every site `x` of the lattice of spacing `s` within the kernel's reach of the
+/// origin (and some beyond), the origin included.
+fn for_each_site(k: &Kernels, s: f32, mut f: impl FnMut(Vec3A)) {
+    let n = (k.h / s).ceil() as i32;
     for a in -n..=n {
         for b in -n..=n {
             for c in -n..=n {
-                let q = Vec3A::new(a as f32, b as f32, c as f32) * s;
-                sum_w += k.poly6(q.length_squared()) as f64;
-                sum_g2 += k.spiky_grad(q).length_squared() as f64;
+                f(Vec3A::new(a as f32, b as f32, c as f32) * s);
             }
         }
     }
-    let vol = 1.0 / sum_w; // m / ρ0
-    ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
 }
 
 /// `M = (1/3) (m/ρ0) Σ_j |∇W(x_j)| |x_j|` over the rest lattice of spacing `s`: how PBF's
@@ -31,17 +38,11 @@ pub fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
 /// ∇W_ij = M ∇λ` (the lattice's cubic symmetry makes the moment isotropic). In the continuum
 /// `∫ r·∇W dV = −3`, so `M → 1` as h / s grows; at h = 4r it is 0.947.
 pub fn gradient_moment(k: &Kernels, s: f32) -> f32 {
-    let n = (k.h / s).ceil() as i32;
     let (mut sum_w, mut sum_m) = (0.0f64, 0.0f64);
-    for a in -n..=n {
-        for b in -n..=n {
-            for c in -n..=n {
-                let q = Vec3A::new(a as f32, b as f32, c as f32) * s;
-                sum_w += k.poly6(q.length_squared()) as f64;
-                sum_m += (k.spiky_grad(q).length() * q.length()) as f64;
-            }
-        }
-    }
+    for_each_site(k, s, |q| {
+        sum_w += k.poly6(q.length_squared()) as f64;
+        sum_m += (k.spiky_grad(q).length() * q.length()) as f64;
+    });
     (sum_m / sum_w / 3.0) as f32
 }
 
