@@ -57,3 +57,37 @@ end = 0.1
         assert!(e.density_error_pct < 0.01, "free water compressed: {e:?}");
     }
 }
+
+/// Heights and potential energy are taken from the tank's lowest corner along gravity, whichever
+/// way gravity points: with gravity along +x that is the tank's upper x face, and every height
+/// is `x_max − x`.
+#[test]
+fn heights_are_measured_up_from_the_lowest_corner_along_gravity() {
+    let scene = scene_from(
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.4, 0.3, 0.3]
+[[fluid]]
+min = [0.1, 0.0, 0.0]
+max = [0.3, 0.2, 0.2]
+[particles]
+radius = 0.01
+[physics]
+gravity = [9.81, 0.0, 0.0]
+[time]
+dt = 0.004
+end = 0.1
+"#,
+        &[],
+    );
+    let s = Solver::new(&scene).unwrap();
+    let m = s.mass() as f64;
+    let heights: Vec<f64> = s.fluid.x.iter().map(|p| 0.4 - p.x as f64).collect();
+    let e = s.measures();
+    let potential: f64 = heights.iter().map(|h| m * 9.81 * h).sum();
+    assert!((e.potential / potential - 1.0).abs() < 1e-6, "{e:?}");
+    let top = heights.iter().copied().fold(f64::MIN, f64::max);
+    assert!((e.top as f64 - top).abs() < 1e-6, "{e:?}, top {top}");
+    assert!(e.top > 0.0 && e.potential > 0.0);
+}

@@ -101,6 +101,14 @@ pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
         domain,
         search_mode: scene.search.mode,
         gravity: Vec3A::from_array(scene.physics.gravity),
+        lowest_corner: Vec3A::from_array(std::array::from_fn(|a| {
+            // Lowest along gravity: the upper face on an axis gravity points up.
+            if scene.physics.gravity[a] > 0.0 {
+                scene.tank.max[a]
+            } else {
+                scene.tank.min[a]
+            }
+        })),
         dt: scene.time.dt,
         rest_density: rho0,
         mass,

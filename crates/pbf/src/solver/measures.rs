@@ -34,7 +34,7 @@ impl Solver {
         } else {
             glam::Vec3A::Y
         };
-        let origin = self.domain.origin;
+        let origin = self.lowest_corner;
         let rho0 = self.rho0;
         #[derive(Clone, Copy, Default)]
         struct Part {

@@ -89,6 +89,9 @@ pub struct SolverParts {
     pub domain: GridSpec,
     pub search_mode: SearchMode,
     pub gravity: Vec3A,
+    /// The tank's lowest corner along gravity (its lower corner without gravity): where the
+    /// measures take heights and potential energy from.
+    pub lowest_corner: Vec3A,
     pub dt: f32,
     pub rest_density: f32,
     /// Particle mass (calibrated on the rest lattice).
@@ -109,6 +112,7 @@ pub struct Solver {
     search: NeighborSearch,
     domain: GridSpec,
     gravity: Vec3A,
+    lowest_corner: Vec3A,
     dt: f32,
     rho0: f32,
     mass: f32,
@@ -171,6 +175,7 @@ impl Solver {
             search: NeighborSearch::new(parts.domain, parts.search_mode),
             domain: parts.domain,
             gravity: parts.gravity,
+            lowest_corner: parts.lowest_corner,
             dt: parts.dt,
             rho0: parts.rest_density,
             mass: parts.mass,
