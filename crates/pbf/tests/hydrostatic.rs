@@ -163,6 +163,9 @@ end = 1.0
         (scene.start_excess(0).unwrap() / (a * depth) - 1.0).abs() < 1e-4,
         "excess at the floor"
     );
+    // The peer's fill puts a block's lowest layer 2r above the floor: it rests there too.
+    let peer = scene_from(blocks, &["particles.fill=splishsplash"]);
+    assert!(peer.start_excess(0).is_some() && peer.start_excess(1).is_none());
     // Gravity off the axes, or the key set to none: no block is compressed.
     for sets in [
         ["physics.gravity=[1.0, -9.81, 0.0]"],

@@ -73,8 +73,9 @@ impl Scene {
     }
 
     /// The heights ("up" along `axis`) of the lowest and highest of `pts`, when the lowest
-    /// rests on the tank's floor: no more than 1.5 r above it (the walls keep particles r from
-    /// them). A block filled higher falls first, so it starts at ρ0.
+    /// rests on the tank's floor: no more than 2r above it (the walls keep particles r from
+    /// them; a block filled from the floor has its lowest layer at r with the `volume` fill,
+    /// 2r with `splishsplash`). A block filled higher falls first, so it starts at ρ0.
     fn resting_span(&self, pts: &[Vec3A], axis: usize, up: f32) -> Option<(f32, f32)> {
         let (lo, hi) = pts.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
             (lo.min(up * p[axis]), hi.max(up * p[axis]))
@@ -84,7 +85,7 @@ impl Scene {
         } else {
             -self.tank.max[axis]
         };
-        (lo <= hi && lo - floor <= 1.5 * self.particles.radius).then_some((lo, hi))
+        (lo <= hi && lo - floor <= 2.01 * self.particles.radius).then_some((lo, hi))
     }
 
     /// The gradient for a block of water `depth` deep (module docs).
