@@ -47,22 +47,24 @@ impl Scene {
     /// The density excess (a fraction of ρ0) block `k` starts with at its lowest layer, or
     /// `None` when it starts at ρ0 (see [`StartCompression`]).
     pub fn start_excess(&self, k: usize) -> Option<f32> {
-        let (axis, up) = self.compressed_axis(k)?;
-        let (lo, hi) = self.resting_span(&self.lattice(&self.fluid[k..=k]), axis, up)?;
-        Some(self.block_gradient(hi - lo) * (hi - lo))
+        let c = self.column(k, &self.lattice(&self.fluid[k..=k]))?;
+        Some(c.gradient * (c.hi - c.lo))
     }
 
     /// Block `k`'s sites moved toward the floor by the hydrostatic excess (the module docs), when
     /// the block is compressed at all.
     pub(super) fn compress_at_rest(&self, k: usize, pts: &mut [Vec3A]) {
-        let Some((axis, up)) = self.compressed_axis(k) else {
+        let Some(Column {
+            axis,
+            up,
+            lo,
+            hi,
+            gradient,
+        }) = self.column(k, pts)
+        else {
             return;
         };
-        let Some((lo, hi)) = self.resting_span(pts, axis, up) else {
-            return;
-        };
-        let a = self.block_gradient(hi - lo) as f64;
-        let (lo, hi) = (lo as f64, hi as f64);
+        let (a, lo, hi) = (gradient as f64, lo as f64, hi as f64);
         for p in pts {
             // A layer dy at height y above the lowest one holds the excess a (hi − y), so it
             // shrinks by that fraction: the shift is the integral of the excess below it.
@@ -70,6 +72,19 @@ impl Scene {
             let shift = a * (hi * (y - lo) - 0.5 * (y * y - lo * lo));
             p[axis] = up * (y - shift) as f32;
         }
+    }
+
+    /// How block `k`, laid out at `pts`, starts compressed, or `None` when it starts at ρ0.
+    fn column(&self, k: usize, pts: &[Vec3A]) -> Option<Column> {
+        let (axis, up) = self.compressed_axis(k)?;
+        let (lo, hi) = self.resting_span(pts, axis, up)?;
+        Some(Column {
+            axis,
+            up,
+            lo,
+            hi,
+            gradient: self.block_gradient(hi - lo),
+        })
     }
 
     /// The heights ("up" along `axis`) of the lowest and highest of `pts`, when the lowest
@@ -115,4 +130,14 @@ impl Scene {
         };
         Some((axis, -g[axis].signum()))
     }
+}
+
+/// A block that starts compressed: gravity's axis and the sign of "up" on it, the heights of its
+/// lowest and highest layers, and its excess per metre of depth.
+struct Column {
+    axis: usize,
+    up: f32,
+    lo: f32,
+    hi: f32,
+    gradient: f32,
 }

@@ -51,8 +51,7 @@ impl Scene {
     pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
         let r = self.particles.radius;
         let t = self.fluid[k].start as f64;
-        let mut pts = self.lattice(&self.fluid[k..=k]);
-        self.compress_at_rest(k, &mut pts);
+        let mut pts = self.placed_sites(k);
         if !self.obstacle.is_empty() {
             let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
             pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= r));
@@ -64,12 +63,16 @@ impl Scene {
     /// [`sample_fluid`](Self::sample_fluid)).
     pub fn lattice_sites(&self) -> Vec<Vec3A> {
         (0..self.fluid.len())
-            .flat_map(|k| {
-                let mut pts = self.lattice(&self.fluid[k..=k]);
-                self.compress_at_rest(k, &mut pts);
-                pts
-            })
+            .flat_map(|k| self.placed_sites(k))
             .collect()
+    }
+
+    /// Block `k`'s lattice, compressed as water at rest when it rests on the floor
+    /// (`particles.start_compression`), obstacles ignored.
+    fn placed_sites(&self, k: usize) -> Vec<Vec3A> {
+        let mut pts = self.lattice(&self.fluid[k..=k]);
+        self.compress_at_rest(k, &mut pts);
+        pts
     }
 
     /// How many lattice sites of the fluid blocks get no particle because they lie inside or

@@ -87,7 +87,7 @@ impl Solver {
         let mismatch = mismatch.map(|slot| self.fluid.id.get(slot).copied().unwrap_or(u32::MAX));
 
         let t = Instant::now();
-        let (whole, _, _) = self.behavior();
+        let whole = self.behavior().whole;
         let behavior = t.elapsed().as_secs_f64();
         if whole {
             self.finish_step();

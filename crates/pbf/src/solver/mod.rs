@@ -287,10 +287,10 @@ impl Solver {
 
         // 4.-7. Particle behavior.
         let t = Instant::now();
-        let (whole, density_solve, forces) = self.behavior();
+        let b = self.behavior();
         let behavior = t.elapsed().as_secs_f64();
 
-        if whole {
+        if b.whole {
             self.finish_step();
         } else {
             self.undo_reorder();
@@ -299,8 +299,8 @@ impl Solver {
             construction,
             search,
             behavior,
-            density_solve,
-            forces,
+            density_solve: b.density_solve,
+            forces: b.forces,
             collisions: self.colliders.take_time(),
             surface_normals: self.forces.take_time(),
             step: t_step.elapsed().as_secs_f64(),
@@ -471,10 +471,8 @@ impl Solver {
         self.fluid.len() + self.inflow.as_ref().map_or(0, |i| i.most())
     }
 
-    /// 4.-7.: the density solve, velocities, densities, forces, positions. Returns false, having
-    /// changed nothing of x, v and id, when a stop request abandoned the step, and the seconds
-    /// the density solve and the forces took.
-    fn behavior(&mut self) -> (bool, f64, f64) {
+    /// 4.-7.: the density solve, velocities, densities, forces, positions (see [`Behavior`]).
+    fn behavior(&mut self) -> Behavior {
         let n = self.fluid.len();
         let lists = self.search.lists();
         let k = self.kernels;
@@ -506,7 +504,11 @@ impl Solver {
             .solve(&input, &mut self.p, &mut f.density, scratch);
         let density_solve = t.elapsed().as_secs_f64();
         if !solved {
-            return (false, density_solve, 0.0);
+            return Behavior {
+                whole: false,
+                density_solve,
+                forces: 0.0,
+            };
         }
         scratch.v3.resize(n, Vec3A::ZERO);
         scratch.v4.resize(n, Vec4::ZERO);
@@ -579,6 +581,19 @@ impl Solver {
 
         // 7. Positions.
         f.x.copy_from_slice(&self.p);
-        (true, density_solve, forces)
+        Behavior {
+            whole: true,
+            density_solve,
+            forces,
+        }
     }
+}
+
+/// What the behavior phase of a step did.
+struct Behavior {
+    /// False when a stop request abandoned the step, having changed nothing of x, v and id.
+    whole: bool,
+    /// Seconds of the density solve and of the forces.
+    density_solve: f64,
+    forces: f64,
 }
