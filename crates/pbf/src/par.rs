@@ -17,6 +17,9 @@ pub struct Scratch {
     /// The solids' density and gradient at each particle (`boundary::ColliderSet::solid_density`;
     /// stays empty in scenes without obstacles).
     pub solid: Vec<Vec4>,
+    /// The smoothed velocity differences of the step's kinematics pass
+    /// (`sph::kinematics`; stays empty when no force reads them).
+    pub smoothing: Vec<Vec3A>,
 }
 
 /// Particles per rayon task in the solver's loops.

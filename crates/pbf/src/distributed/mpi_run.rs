@@ -301,7 +301,8 @@ pub fn run(
         counters += stats;
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64s(&[local])[0];
-        // Blow-up: a non-finite state anywhere stops every process; so does an interrupt
+        // Blow-up: a non-finite state (or a speed crossing the domain in one step) anywhere
+        // stops every process; so does an interrupt
         // any process saw (all stop after the same step).
         let (bad, v_max) = match crate::run::check_finite(&solver) {
             Ok(v) => (0.0, v as f64),
@@ -312,7 +313,7 @@ pub fn run(
         if worst[0] > 0.0 {
             progress.end(true);
             return Err(format!(
-                "step {} (t = {:.4} s): a particle's state is no longer finite; the run is stopped ({} frames written)",
+                "step {} (t = {:.4} s): a particle's state is no longer finite, or fast enough to cross the whole domain in one step; the run is stopped ({} frames written)",
                 solver.steps, solver.time, out.frames
             ));
         }

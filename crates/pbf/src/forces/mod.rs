@@ -7,7 +7,9 @@
 //! 2013). Does not touch:
 //! positions, the density solve, or the step's order.
 //!
-//! Every force reads the velocities of the position update (`v = (p − x) / dt`). A force is a
+//! Every force reads the velocities of the position update (`v = (p − x) / dt`), and the sums of
+//! the velocity field the step takes with the densities (`sph::kinematics`: the curl, the
+//! smoothed velocity difference) when it asks for them ([`NonPressureForce::needs`]). A force is a
 //! sum over each particle's neighbors followed by a per-particle velocity change; a
 //! [`ForceSet`] walks a particle's neighbors once, lets every force add its pair terms chunk by
 //! chunk, and adds the changes in the order the forces are listed (`v_i ← (v_i + Δv_1) + Δv_2
@@ -21,18 +23,23 @@ pub mod xsph;
 use crate::par::par_gather;
 use crate::particles::Fluid;
 use crate::sph::Kernels;
+use crate::sph::kinematics::Needs;
 use crate::sph::sums::{Chunk, chunks};
 use glam::{Vec3A, Vec4};
 use nsearch::NeighborLists;
 use wide::f32x8;
 
-/// What the forces read: this step's neighbor lists, the kernels, the corrected positions, and
-/// the velocities with each particle's volume `m / ρ` in w (one load per neighbor for both).
+/// What the forces read: this step's neighbor lists, the kernels, the corrected positions, the
+/// velocities with each particle's volume `m / ρ` in w (one load per neighbor for both), and the
+/// velocity sums of the kinematics pass the set asked for ([`ForceSet::needs`]).
 pub struct ForceInput<'a> {
     pub lists: &'a NeighborLists,
     pub kernels: &'a Kernels,
     pub p: &'a [Vec3A],
     pub vv: &'a [Vec4],
+    /// Each particle's smoothed velocity difference `(1/ρ_i) Σ_j m (v_j − v_i) W_ij`
+    /// (`sph::kinematics`; empty unless a force needs it).
+    pub smoothing: &'a [Vec3A],
     pub dt: f32,
     /// Particle mass and rest density.
     pub mass: f32,
@@ -69,8 +76,21 @@ pub trait NonPressureForce: Send + Sync {
     /// The method's name, for reports.
     fn name(&self) -> &'static str;
 
+    /// The sums of the kinematics pass the force reads (`sph::kinematics`: the curl, written to
+    /// `fluid.vorticity`, and the smoothed velocity difference, in `ForceInput::smoothing`);
+    /// that pass runs before [`prepare`](Self::prepare).
+    fn needs(&self) -> Needs {
+        Needs::NONE
+    }
+
+    /// Whether the force sums pair terms in the shared neighbor pass
+    /// ([`add_pairs`](Self::add_pairs)); a set none of whose forces does skips the walk.
+    fn has_pairs(&self) -> bool {
+        true
+    }
+
     /// Passes over all particles the force needs before the velocity change (e.g. the
-    /// vorticity); may write the output fields it owns in `fluid` (not `x` or `v`).
+    /// vorticity's magnitude); may write the output fields it owns in `fluid` (not `x` or `v`).
     fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid);
 
     /// Add the pair terms of particle `i` with one chunk `c` of its neighbors (offsets
@@ -93,6 +113,9 @@ pub trait ForceSet: Send + Sync {
     /// The forces' names, in order.
     fn names(&self) -> Vec<&'static str>;
 
+    /// The kinematics pass's sums any of the forces reads.
+    fn needs(&self) -> Needs;
+
     /// Every force's [`prepare`](NonPressureForce::prepare), in order.
     fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid);
 
@@ -112,6 +135,10 @@ impl ForceSet for () {
         Vec::new()
     }
 
+    fn needs(&self) -> Needs {
+        Needs::NONE
+    }
+
     fn prepare(&mut self, _: &ForceInput, _: &mut Fluid) {}
 
     fn apply(&self, _: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]) {
@@ -128,6 +155,10 @@ macro_rules! force_set {
                 vec![$(self.$k.name()),+]
             }
 
+            fn needs(&self) -> Needs {
+                Needs::NONE $(.or(self.$k.needs()))+
+            }
+
             fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid) {
                 $(self.$k.prepare(input, fluid);)+
             }
@@ -137,6 +168,15 @@ macro_rules! force_set {
             }
 
             fn apply(&self, input: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]) {
+                if !(false $(|| self.$k.has_pairs())+) {
+                    // No pair terms: each particle's changes alone, no neighbor walk.
+                    par_gather(out, |i| {
+                        let v = fluid.v[i];
+                        $(let v = v + self.$k.velocity_change(input, fluid, i, Vec3A::ZERO);)+
+                        v
+                    });
+                    return;
+                }
                 par_gather(out, |i| {
                     let mut sums = ($({ let _ = stringify!($f); PairSum::ZERO },)+);
                     for c in chunks(input.lists.neighbors(i), i, input.p) {

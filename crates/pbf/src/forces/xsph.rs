@@ -1,10 +1,13 @@
 //! XSPH viscosity (Schechter & Bridson 2012, as Macklin & Müller 2013 use it): each velocity is
-//! pulled toward its neighbors' average, `Δv_i = c Σ_j (m/ρ_j) (v_j − v_i) W_ij` (poly6).
+//! pulled toward its neighbors' average, `Δv_i = c (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (poly6; the
+//! sum is the smoothed velocity difference `sph::kinematics` takes with the densities, so XSPH
+//! walks no neighbors of its own).
 //!
-//! Owns: [`Xsph`] and its pair term. Does not touch: other forces or positions.
+//! Owns: [`Xsph`]. Does not touch: other forces or positions.
 
 use super::{ForceInput, NonPressureForce, PairSum};
 use crate::particles::Fluid;
+use crate::sph::kinematics::Needs;
 use crate::sph::sums::Chunk;
 use glam::Vec3A;
 
@@ -24,20 +27,27 @@ impl NonPressureForce for Xsph {
         "XSPH viscosity"
     }
 
-    fn prepare(&mut self, _: &ForceInput, _: &mut Fluid) {}
-
-    /// `Σ_j vol_j d³ (v_j − v_i)`: XSPH's sum without the poly6 constant.
-    #[inline(always)]
-    fn add_pairs(&self, input: &ForceInput, i: usize, c: &Chunk, sum: &mut PairSum) {
-        let vi = input.vv[i].truncate().into();
-        let (dx, dy, dz, vol) = c.gather_diff_w(input.vv, vi);
-        let w = c.poly6(input.kernels.h2) * vol;
-        sum.x += w * dx;
-        sum.y += w * dy;
-        sum.z += w * dz;
+    /// The smoothed velocity difference (none when c is 0).
+    fn needs(&self) -> Needs {
+        Needs {
+            curl: false,
+            smoothing: self.c != 0.0,
+        }
     }
 
-    fn velocity_change(&self, input: &ForceInput, _: &Fluid, _: usize, sum: Vec3A) -> Vec3A {
-        (self.c * input.kernels.poly6_coef()) * sum
+    fn has_pairs(&self) -> bool {
+        false
+    }
+
+    fn prepare(&mut self, _: &ForceInput, _: &mut Fluid) {}
+
+    #[inline(always)]
+    fn add_pairs(&self, _: &ForceInput, _: usize, _: &Chunk, _: &mut PairSum) {}
+
+    fn velocity_change(&self, input: &ForceInput, _: &Fluid, i: usize, _: Vec3A) -> Vec3A {
+        if self.c == 0.0 {
+            return Vec3A::ZERO;
+        }
+        self.c * input.smoothing[i]
     }
 }

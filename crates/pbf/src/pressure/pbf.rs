@@ -143,6 +143,7 @@ impl DensitySolver for PbfConstraints {
             v3: tmp,
             v4: pl,
             solid,
+            ..
         } = scratch;
         pl.resize(n, Vec4::ZERO);
         tmp.resize(n, Vec3A::ZERO);

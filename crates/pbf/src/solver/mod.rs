@@ -17,7 +17,9 @@
 //!    (so neighbors sit close in memory; `id` keeps each particle's identity for output).
 //! 3. **Search**: neighbor lists on `p`, cached for the whole step.
 //! 4. **Density solve** ([`DensitySolver`]: PBF's constraint iterations), correcting `p`.
-//! 5. `v = (p − x) / dt`; densities at the corrected positions, and each particle's volume.
+//! 5. `v = (p − x) / dt`; densities at the corrected positions, each particle's volume, and in
+//!    the same neighbor walk the velocity sums the forces read (`sph::kinematics`: the curl,
+//!    the smoothed velocity difference).
 //! 6. **Non-pressure forces** ([`ForceSet`]: vorticity confinement, XSPH), all from the
 //!    velocities of 5: `v_i ← (v_i + Δv_1) + Δv_2 …` in one gather.
 //! 7. `x = p`.
@@ -37,12 +39,12 @@ use crate::distributed::{Alone, Halo, refresh};
 use crate::forces::{ForceInput, ForceSet};
 use crate::inflow::Inflow;
 use crate::inflow::guide::Guides;
-use crate::par::{CHUNK, Scratch, par_gather, par_gather2};
+use crate::par::{CHUNK, Scratch, par_gather};
 use crate::particles::Fluid;
 use crate::pressure::{DensityInput, DensitySolver};
 use crate::scene::Scene;
 use crate::sph::Kernels;
-use crate::sph::sums::density;
+use crate::sph::kinematics::{KinematicsOut, kinematics};
 use glam::{Vec3A, Vec4};
 use nsearch::{Backend, BackendUnavailable, GridSpec, NeighborSearch, SearchMode, SearchStats};
 use rayon::prelude::*;
@@ -477,7 +479,6 @@ impl Solver {
         let lists = self.search.lists();
         let k = self.kernels;
         let (m, dt) = (self.mass, self.dt);
-        let c6 = k.poly6_coef();
         let colliders = &self.colliders;
         let f = &mut self.fluid;
 
@@ -534,16 +535,31 @@ impl Solver {
             .with_min_len(CHUNK)
             .for_each(|((v, &x), &p)| *v = (p - x) / dt);
 
-        // Final densities at the corrected positions (for the forces and output), and the
-        // velocities with each particle's volume m / ρ.
-        let v = &f.v;
+        refresh(&*self.halo, &mut f.v);
+
+        // Densities at the corrected positions (for the forces and output), each particle's
+        // volume m / ρ with its velocity, and the velocity sums the forces read, in one pass.
         colliders.solid_density(p, &mut scratch.solid);
         let solid = &scratch.solid;
-        par_gather2(&mut f.density, &mut scratch.v4, |i| {
-            let s = density(lists.neighbors(i), i, p, &k);
-            let rho = m * c6 * s + colliders.density(i, p[i], solid).0;
-            (rho, v[i].extend(m / rho))
-        });
+        let needs = self.forces.needs();
+        if needs.smoothing {
+            scratch.smoothing.resize(n, Vec3A::ZERO);
+        }
+        kinematics(
+            lists,
+            p,
+            &f.v,
+            &k,
+            m,
+            &|i| colliders.density(i, p[i], solid).0,
+            needs,
+            KinematicsOut {
+                density: &mut f.density,
+                vv: &mut scratch.v4,
+                curl: &mut f.vorticity,
+                smoothing: &mut scratch.smoothing,
+            },
+        );
         refresh(&*self.halo, &mut f.density);
         refresh(&*self.halo, &mut scratch.v4);
 
@@ -554,6 +570,7 @@ impl Solver {
             kernels: &k,
             p,
             vv: &scratch.v4,
+            smoothing: &scratch.smoothing,
             dt,
             mass: m,
             rest_density: self.rho0,

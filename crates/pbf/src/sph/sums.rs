@@ -1,7 +1,7 @@
 //! Neighbor sums, eight neighbors at a time: the machinery every per-particle pass shares.
 //!
 //! Owns: walking one particle's cached neighbor list in SIMD chunks ([`chunks`], [`Chunk`]:
-//! offsets, squared distances, the poly6 and spiky factors), and the plain density sum. Does not
+//! offsets, squared distances, the poly6 and spiky factors). Does not
 //! touch: what a method sums (each method's file holds its own sums) or the step's order.
 //!
 //! Each sum computes the sums of one particle `i` and writes nothing, so the caller runs it
@@ -13,9 +13,8 @@
 //!
 //! Kernel constants are applied once per particle, after the sums: with `d = max(h² − r², 0)`,
 //! poly6 is `W = c6 · d³`; with `e = max(h − |r|, 0)` and `g = e² / |r|` (0 at `r = 0`), the spiky
-//! gradient is `∇W = cg · g · r` for `r = p_i − p_j` (see [`Kernels`]).
+//! gradient is `∇W = cg · g · r` for `r = p_i − p_j` (see [`super::Kernels`]).
 
-use super::Kernels;
 use glam::{Vec3A, Vec4};
 use wide::f32x8;
 
@@ -123,6 +122,17 @@ impl Chunk {
     #[inline(always)]
     pub fn gather_scalar(&self, a: &[f32]) -> f32x8 {
         f32x8::new(std::array::from_fn(|l| a[self.idx[l]]))
+    }
+
+    /// `a[idx[l]].xyz − ai` per lane and component.
+    #[inline(always)]
+    pub fn gather_diff<P: Point>(&self, a: &[P], ai: Vec3A) -> (f32x8, f32x8, f32x8) {
+        let (x, y, z, _) = gather_xyzw(a, &self.idx);
+        (
+            x - f32x8::splat(ai.x),
+            y - f32x8::splat(ai.y),
+            z - f32x8::splat(ai.z),
+        )
     }
 
     /// `a[idx[l]].xyz − ai` per lane and component, and `a[idx[l]].w`.
@@ -249,14 +259,4 @@ pub fn powi(mut b: f32x8, mut n: u32) -> f32x8 {
         n >>= 1;
     }
     out
-}
-
-/// `Σ d³` (poly6 without its constant) for particle `i`.
-#[inline(always)]
-pub fn density(list: &[u32], i: usize, p: &[Vec3A], k: &Kernels) -> f32 {
-    let mut w = f32x8::ZERO;
-    for c in chunks(list, i, p) {
-        w += c.poly6(k.h2);
-    }
-    w.reduce_add()
 }
