@@ -197,15 +197,17 @@ pub fn check_finite(solver: &Solver) -> Result<f32, RunError> {
     let across = d.cell * Vec3A::from(d.dims.map(|n| n as f32)).length();
     let v_max = v2.sqrt();
     if v_max * solver.dt() > across {
-        // The first particle that fast, in slot order.
+        // The first particle that fast, in slot order; its speed in f64 (finite components
+        // can square past f32's range).
+        let speed = |i: usize| f.v[i].as_dvec3().length();
         let i = (0..f.len())
-            .find(|&i| f.v[i].length() * solver.dt() > across)
+            .find(|&i| speed(i) * solver.dt() as f64 > across as f64)
             .unwrap_or(0);
         return Err(diverged(
             i,
             format!(
                 "a speed of {:.3e} m/s, which crosses the whole domain ({across:.2} m) in one step",
-                f.v[i].length()
+                speed(i)
             ),
         ));
     }
