@@ -15,7 +15,7 @@ use pbf::forces::xsph::Xsph;
 use pbf::forces::{ForceInput, ForceSet};
 use pbf::particles::Fluid;
 use pbf::sph::Kernels;
-use pbf::sph::kinematics::{KinematicsOut, Needs, kinematics};
+use pbf::sph::kinematics::{KinematicsIn, KinematicsOut, Needs, kinematics};
 use rand::{Rng, SeedableRng};
 use std::f64::consts::PI;
 
@@ -70,12 +70,14 @@ fn kinematics_of(
     let (mut rho, mut vv) = (vec![0.0; n], vec![glam::Vec4::ZERO; n]);
     let (mut curl, mut smooth) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
     kinematics(
-        ns.lists(),
-        p,
-        v,
-        kernels,
-        m,
-        &|i| wall[i],
+        &KinematicsIn {
+            lists: ns.lists(),
+            p,
+            v,
+            kernels,
+            mass: m,
+            wall: &|i| wall[i],
+        },
         Needs {
             curl: true,
             smoothing: true,

@@ -44,7 +44,7 @@ use crate::particles::Fluid;
 use crate::pressure::{DensityInput, DensitySolver};
 use crate::scene::Scene;
 use crate::sph::Kernels;
-use crate::sph::kinematics::{KinematicsOut, kinematics};
+use crate::sph::kinematics::{KinematicsIn, KinematicsOut, kinematics};
 use glam::{Vec3A, Vec4};
 use nsearch::{Backend, BackendUnavailable, GridSpec, NeighborSearch, SearchMode, SearchStats};
 use rayon::prelude::*;
@@ -546,12 +546,14 @@ impl Solver {
             scratch.smoothing.resize(n, Vec3A::ZERO);
         }
         kinematics(
-            lists,
-            p,
-            &f.v,
-            &k,
-            m,
-            &|i| colliders.density(i, p[i], solid).0,
+            &KinematicsIn {
+                lists,
+                p,
+                v: &f.v,
+                kernels: &k,
+                mass: m,
+                wall: &|i| colliders.density(i, p[i], solid).0,
+            },
             needs,
             KinematicsOut {
                 density: &mut f.density,

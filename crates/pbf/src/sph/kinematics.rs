@@ -60,38 +60,38 @@ pub struct KinematicsOut<'a> {
     pub smoothing: &'a mut [Vec3A],
 }
 
-/// Every particle's density, volume and the sums `needs` asks for, from positions `p` and
-/// velocities `v` (see the module docs); `wall(i)` is the density the colliders add at `p[i]`.
-/// A gather: each particle writes only its own slots.
-#[allow(clippy::too_many_arguments)]
-pub fn kinematics(
-    lists: &NeighborLists,
-    p: &[Vec3A],
-    v: &[Vec3A],
-    k: &Kernels,
-    mass: f32,
-    wall: &(dyn Fn(usize) -> f32 + Sync),
-    needs: Needs,
-    out: KinematicsOut,
-) {
+/// What the pass reads: the step's neighbor lists, the corrected positions `p`, the velocities
+/// `v`, the kernels, the particle mass, and `wall(i)`, the density the colliders add at `p[i]`.
+pub struct KinematicsIn<'a> {
+    pub lists: &'a NeighborLists,
+    pub p: &'a [Vec3A],
+    pub v: &'a [Vec3A],
+    pub kernels: &'a Kernels,
+    pub mass: f32,
+    pub wall: &'a (dyn Fn(usize) -> f32 + Sync),
+}
+
+/// Every particle's density, volume and the sums `needs` asks for (see the module docs). A
+/// gather: each particle writes only its own slots.
+pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
     match (needs.curl, needs.smoothing) {
-        (false, false) => pass::<false, false>(lists, p, v, k, mass, wall, out),
-        (true, false) => pass::<true, false>(lists, p, v, k, mass, wall, out),
-        (false, true) => pass::<false, true>(lists, p, v, k, mass, wall, out),
-        (true, true) => pass::<true, true>(lists, p, v, k, mass, wall, out),
+        (false, false) => pass::<false, false>(input, out),
+        (true, false) => pass::<true, false>(input, out),
+        (false, true) => pass::<false, true>(input, out),
+        (true, true) => pass::<true, true>(input, out),
     }
 }
 
 /// [`kinematics`] compiled for one choice of sums.
-fn pass<const CURL: bool, const SMOOTH: bool>(
-    lists: &NeighborLists,
-    p: &[Vec3A],
-    v: &[Vec3A],
-    k: &Kernels,
-    mass: f32,
-    wall: &(dyn Fn(usize) -> f32 + Sync),
-    out: KinematicsOut,
-) {
+fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: KinematicsOut) {
+    let KinematicsIn {
+        lists,
+        p,
+        v,
+        kernels: k,
+        mass,
+        wall,
+    } = *input;
     let n = p.len();
     let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
     assert!(out.density.len() == n && out.vv.len() == n);
