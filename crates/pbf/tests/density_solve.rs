@@ -108,10 +108,10 @@ fn bottom_density(scene: &Scene, from: usize, to: usize) -> (f32, f32, f64, u32,
 }
 
 /// Issue 19's density item: with `max_density_error = 0.1` (percent, of the mean excess) the
-/// bottom of a 1 m column is within 0.3% of ρ0. Over 0.2-0.6 s the column still rings a little,
-/// and single samples reach about 0.36% (before and after the kinematics pass took the curl and
-/// XSPH), so the mean of the samples is held to 0.3% and each sample to 0.5%; with the fixed 3
-/// iterations the bottom is 2% dense.
+/// bottom of a 1 m column stays within 0.3% of ρ0, sampled every 5 steps over 0.2-0.6 s; with
+/// the fixed 3 iterations it is 2% dense. With `min_iterations = 2` (SPlisHSPlasH's and, before
+/// stop 27, this project's default) the control falls into a limit cycle of short and long
+/// solves and the bottom swings to 0.35%: the default is 5 for that reason.
 #[test]
 fn error_control_reaches_the_density_asked_for() {
     let rho0 = 1000.0;
@@ -119,22 +119,27 @@ fn error_control_reaches_the_density_asked_for() {
     assert_eq!((lo, hi), (3, 3), "a fixed count is the count");
     let (ctl, most, worst, lo, hi) =
         bottom_density(&column(&["pbf.max_density_error=0.1"]), 100, 300);
+    let (_, most2, _, lo2, _) = bottom_density(
+        &column(&["pbf.max_density_error=0.1", "pbf.min_iterations=2"]),
+        100,
+        300,
+    );
     eprintln!(
         "bottom: {fixed} (3 iterations), {ctl}, at most {most} (0.1%: {lo}..{hi} iterations, \
-         worst {worst})"
+         worst {worst}); at least 2 iterations: at most {most2}"
     );
     // Every solve stops on the error asked for (or at max_iterations, 100).
     assert!(
         worst <= 0.001 || hi == 100,
         "worst {worst} in {hi} iterations"
     );
-    assert!(lo >= 2, "fewer than min_iterations: {lo}");
+    assert_eq!((lo, lo2), (5, 2), "min_iterations: 5 by default, or as set");
     assert!(
         (ctl / rho0 - 1.0).abs() < 0.003,
         "bottom at {ctl} kg/m³ on average"
     );
     assert!(
-        (most / rho0 - 1.0).abs() < 0.005,
+        (most / rho0 - 1.0).abs() < 0.003,
         "bottom at {most} kg/m³ at most"
     );
     assert!(

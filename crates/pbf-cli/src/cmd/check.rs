@@ -63,7 +63,8 @@ pub fn main(a: Args) -> Result<ExitCode> {
         None => format!("{} iterations per step", q.iterations),
         Some(e) => format!(
             "{} to {} iterations, until the mean density excess is at most {e}%",
-            q.min_iterations, q.max_iterations
+            q.min_iterations(),
+            q.max_iterations
         ),
     };
     let omega = match q.omega {

@@ -38,7 +38,7 @@ impl Scene {
         let dt = self.time.dt;
         let iterations = match self.pbf.max_density_error {
             None => self.pbf.iterations,
-            Some(_) => self.pbf.min_iterations,
+            Some(_) => self.pbf.min_iterations(),
         }
         .max(1);
         g * dt * dt * s0 * (1.0 + self.pbf.relaxation) / (iterations as f32 * self.omega() * m)

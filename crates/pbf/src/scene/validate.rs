@@ -145,12 +145,14 @@ impl Scene {
         if q.max_iterations == 0 {
             return bad("pbf.max_iterations", "must be at least 1".into());
         }
-        if q.min_iterations > q.max_iterations {
+        if let Some(min) = q.min_iterations
+            && min > q.max_iterations
+        {
             return bad(
                 "pbf.min_iterations",
                 format!(
-                    "must be at most pbf.max_iterations ({}), got {}",
-                    q.max_iterations, q.min_iterations
+                    "must be at most pbf.max_iterations ({}), got {min}",
+                    q.max_iterations
                 ),
             );
         }
