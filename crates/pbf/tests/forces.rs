@@ -363,3 +363,53 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
 fn vol_of(vv: &[glam::Vec4]) -> Vec<f64> {
     vv.iter().map(|q| q.w as f64).collect()
 }
+
+/// Vorticity confinement at strength 0 adds nothing and walks no neighbors, but ω is still
+/// taken for output; XSPH alone is then `c s_i` (the smoothing the kinematics pass takes,
+/// checked against the formulas above).
+#[test]
+fn vorticity_off_leaves_xsph_alone_and_still_gives_omega() {
+    let h = 0.045f32;
+    let (ns, p) = searched_lattice(7, 0.02, 0.005, 4, h);
+    let n = p.len();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(8);
+    let v: Vec<Vec3A> = (0..n)
+        .map(|_| {
+            Vec3A::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                0.0,
+            )
+        })
+        .collect();
+    let kernels = Kernels::new(h);
+    let (_, vv, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, 0.008, &vec![0.0; n]);
+    let input = ForceInput {
+        lists: ns.lists(),
+        kernels: &kernels,
+        p: &p,
+        vv: &vv,
+        smoothing: &smoothing,
+        dt: 0.004,
+        mass: 0.008,
+        rest_density: 1000.0,
+        halo: &pbf::distributed::Alone,
+    };
+    let mut fluid = Fluid::at_rest(p.clone(), 1000.0);
+    fluid.v = v.clone();
+    fluid.vorticity = curl.clone();
+    let c = 0.2f32;
+    let mut forces = (VorticityConfinement::new(0.0), Xsph::new(c));
+    assert!(
+        forces.needs().curl,
+        "ω is output even when it exerts no force"
+    );
+    forces.prepare(&input, &mut fluid);
+    let mut out = vec![Vec3A::ZERO; n];
+    forces.apply(&input, &fluid, &mut out);
+    for i in 0..n {
+        assert_eq!(out[i], v[i] + c * smoothing[i], "particle {i}");
+    }
+    assert!(curl.iter().any(|w| w.length() > 1.0));
+    assert_eq!(fluid.vorticity, curl);
+}

@@ -45,9 +45,18 @@ impl NonPressureForce for VorticityConfinement {
         }
     }
 
+    /// The η sum, unless the strength is 0 (ω is still taken, for output).
+    fn has_pairs(&self) -> bool {
+        self.epsilon != 0.0
+    }
+
     /// `vol |ω|` of every particle, for the η sum (no neighbor pass: ω is the kinematics
     /// pass's).
     fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid) {
+        if self.epsilon == 0.0 {
+            crate::distributed::refresh(input.halo, &mut fluid.vorticity);
+            return;
+        }
         let vv = input.vv;
         self.scalar.resize(vv.len(), 0.0);
         let omega = &fluid.vorticity;
@@ -67,6 +76,9 @@ impl NonPressureForce for VorticityConfinement {
     }
 
     fn velocity_change(&self, input: &ForceInput, fluid: &Fluid, i: usize, eta: Vec3A) -> Vec3A {
+        if self.epsilon == 0.0 {
+            return Vec3A::ZERO;
+        }
         let eta = input.kernels.spiky_grad_coef() * eta;
         let len = eta.length();
         let force = if len > 1e-12 {
