@@ -92,21 +92,29 @@ fn kinematics_of(
     (rho, vv, curl, smooth)
 }
 
+/// `n` velocities with components uniform in (−1, 1) (z zero unless `with_z`).
+fn random_velocities(rng: &mut impl Rng, n: usize, with_z: bool) -> Vec<Vec3A> {
+    (0..n)
+        .map(|_| {
+            let x = rng.random_range(-1.0..1.0);
+            let y = rng.random_range(-1.0..1.0);
+            let z = if with_z {
+                rng.random_range(-1.0..1.0)
+            } else {
+                0.0
+            };
+            Vec3A::new(x, y, z)
+        })
+        .collect()
+}
+
 #[test]
 fn fused_force_pass_matches_the_formulas_pair_by_pair() {
     let h = 0.045f32;
     let (ns, p) = searched_lattice(9, 0.02, 0.005, 11, h);
     let n = p.len();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
-    let v: Vec<Vec3A> = (0..n)
-        .map(|_| {
-            Vec3A::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            )
-        })
-        .collect();
+    let v = random_velocities(&mut rng, n, true);
     // What walls would add to each density.
     let wall: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..300.0)).collect();
     let (dt, eps, c, m) = (0.004f32, 0.5f32, 0.3f32, 0.008f32);
@@ -373,15 +381,7 @@ fn vorticity_off_leaves_xsph_alone_and_still_gives_omega() {
     let (ns, p) = searched_lattice(7, 0.02, 0.005, 4, h);
     let n = p.len();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(8);
-    let v: Vec<Vec3A> = (0..n)
-        .map(|_| {
-            Vec3A::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                0.0,
-            )
-        })
-        .collect();
+    let v = random_velocities(&mut rng, n, false);
     let kernels = Kernels::new(h);
     let (_, vv, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, 0.008, &vec![0.0; n]);
     let input = ForceInput {
