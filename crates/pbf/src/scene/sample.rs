@@ -12,7 +12,10 @@ impl Scene {
     /// `round(L / s)` sites per axis for a block of side L (`particles.fill = "volume"`: the
     /// particles hold the block's volume, the outer layer r inside each face), or
     /// `ceil(L / s) - 1` (`"splishsplash"`, as the peer fills its blocks: 49³ = 117,649 for the
-    /// 1 m cube at r = 0.01, 0.02 m inside each face, so counts and positions match its). Deterministic order (block, z, y, x). Sites closer than r to
+    /// 1 m cube at r = 0.01, 0.02 m inside each face, so counts and positions match its). No
+    /// site comes closer than r to a tank wall (`wall_margin`: a side that
+    /// is not a whole number of spacings would otherwise put the outer layer up to r/2 from
+    /// it). Deterministic order (block, z, y, x). Sites closer than r to
     /// an obstacle (where it is at the block's start), or inside it, get no particle. Only the
     /// blocks there at time 0 (`start` 0); see [`block_sites`](Self::block_sites) for the others.
     pub fn sample_fluid(&self) -> Vec<Vec3A> {
@@ -94,9 +97,14 @@ impl Scene {
                     super::Fill::Splishsplash => ((cells - 1e-4).ceil() as usize).max(2) - 1,
                 }
             });
-            // The lattice spans (n - 1) s; center it in the block.
+            // The lattice spans (n - 1) s; center it in the block, then keep it r from the
+            // tank's walls (see `wall_margin`).
+            let mut n = n;
             let first: [f32; 3] = std::array::from_fn(|a| {
-                b.min[a] + 0.5 * (b.max[a] - b.min[a] - (n[a] - 1) as f32 * s)
+                let centered = b.min[a] + 0.5 * (b.max[a] - b.min[a] - (n[a] - 1) as f32 * s);
+                let (fits, first) = self.wall_margin(centered, n[a], a);
+                n[a] = fits;
+                first
             });
             for z in 0..n[2] {
                 for y in 0..n[1] {
@@ -110,5 +118,122 @@ impl Scene {
             }
         }
         pts
+    }
+
+    /// A row of `n` sites from `first` along axis `a`, spacing s, moved and if need be shortened
+    /// so that no site is closer than r to the tank's walls (the walls keep particles r from
+    /// them, and their density assumes it): with `round(L / s)` sites a block whose side is not
+    /// a whole number of spacings reaches up to r/2 from its faces, which against a wall starts
+    /// the outer layer compressed. Rows already r or more from the walls are returned as they
+    /// are; a row longer than the room between the walls keeps as many sites as fit, centered.
+    fn wall_margin(&self, first: f32, n: usize, a: usize) -> (usize, f32) {
+        let (r, s) = (self.particles.radius, self.spacing());
+        let (lo, hi) = (self.tank.min[a] + r, self.tank.max[a] - r);
+        // Rounding in the layout is not a violation: rows r from a wall by construction stay.
+        let tol = 1e-3 * r;
+        let span = |n: usize| (n - 1) as f32 * s;
+        if first >= lo - tol && first + span(n) <= hi + tol {
+            return (n, first);
+        }
+        let fits = (((hi - lo + tol) / s).floor() as usize + 1).max(1);
+        let (n, mut first) = if n > fits {
+            (fits, lo + 0.5 * (hi - lo - span(fits)))
+        } else {
+            (n, first)
+        };
+        if first < lo - tol {
+            first = lo;
+        }
+        if first + span(n) > hi + tol {
+            first = hi - span(n);
+        }
+        (n, first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scene;
+    use glam::Vec3A;
+
+    /// A scene with a 1 m cubic tank and one block, r = 0.01 (spacing 0.02), no gravity (so
+    /// no block starts hydrostatic: the bare lattice).
+    fn scene(min: [f32; 3], max: [f32; 3]) -> Scene {
+        toml::from_str(&format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n\
+             [[fluid]]\nmin = {min:?}\nmax = {max:?}\n\
+             [particles]\nradius = 0.01\n[time]\ndt = 0.002\nend = 1.0\n\
+             [physics]\ngravity = [0.0, 0.0, 0.0]\n"
+        ))
+        .unwrap()
+    }
+
+    /// The distinct coordinates of `pts` along axis `a`, sorted.
+    fn rows(pts: &[Vec3A], a: usize) -> Vec<f32> {
+        let mut c: Vec<f32> = pts.iter().map(|p| p[a]).collect();
+        c.sort_by(f32::total_cmp);
+        c.dedup_by(|x, y| (*x - *y).abs() < 1e-6);
+        c
+    }
+
+    #[test]
+    fn no_site_is_closer_than_r_to_a_wall_whatever_the_block_size() {
+        let (r, s) = (0.01f32, 0.02f32);
+        // Sides of 12.3, 12.5 and 12.7 spacings: round gives 12, 13 and 13 sites, which
+        // centered would reach 0.5r and 0.3r from the faces in the last two cases.
+        for cells in [12.3f32, 12.5, 12.7] {
+            let side = cells * s;
+            // Against the floor and the low x and z walls; open above and on the far sides.
+            let pts = scene([0.0; 3], [side; 3]).sample_fluid();
+            for a in 0..3 {
+                let c = rows(&pts, a);
+                assert_eq!(
+                    c.len(),
+                    cells.round() as usize,
+                    "{cells} spacings, axis {a}"
+                );
+                assert!(
+                    c[0] >= r * (1.0 - 1e-4),
+                    "{cells}: a row {} from the wall",
+                    c[0]
+                );
+                for w in c.windows(2) {
+                    assert!((w[1] - w[0] - s).abs() < 1e-5, "rows {w:?} not s apart");
+                }
+            }
+            // Against the far walls instead (the block's low faces open).
+            let pts = scene([1.0 - side; 3], [1.0; 3]).sample_fluid();
+            for a in 0..3 {
+                let c = rows(&pts, a);
+                assert_eq!(c.len(), cells.round() as usize);
+                assert!(1.0 - c[c.len() - 1] >= r * (1.0 - 1e-4));
+            }
+            // Floating free: centered in the block, as before (nothing to keep away from).
+            let lo = 0.3f32;
+            let pts = scene([lo; 3], [lo + side; 3]).sample_fluid();
+            let c = rows(&pts, 0);
+            let centered = lo + 0.5 * (side - (c.len() - 1) as f32 * s);
+            assert!((c[0] - centered).abs() < 1e-5);
+        }
+        // A block filling a tank 49.6 spacings wide: 50 sites would be round(49.6), but only 49
+        // fit between the walls with r to spare on each side; they are centered.
+        let w = 49.6 * s;
+        let pts: Vec<Vec3A> = toml::from_str::<Scene>(&format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [{w}, 1.0, 1.0]\n\
+             [[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [{w}, 0.5, 1.0]\n\
+             [particles]\nradius = 0.01\n[time]\ndt = 0.002\nend = 1.0\n\
+             [physics]\ngravity = [0.0, 0.0, 0.0]\n"
+        ))
+        .unwrap()
+        .sample_fluid();
+        let c = rows(&pts, 0);
+        assert_eq!(c.len(), 49);
+        assert!(c[0] >= r && w - c[48] >= r);
+        assert!(
+            (c[0] - (w - c[48])).abs() < 1e-5,
+            "not centered: {} {}",
+            c[0],
+            w - c[48]
+        );
     }
 }
