@@ -135,6 +135,39 @@ fn a_jet_without_gravity_delivers_its_schedule_in_any_direction() {
 }
 
 #[test]
+fn nozzles_of_any_size_carry_their_area_times_speed() {
+    // Sides that are not whole spacings (s = 0.025: 4.4 x 3.4 spacings gives 4 x 3 sites,
+    // 12 for an area of 14.96), a circle of 4.5 sites' area, and one smaller than a site (its
+    // area is 0.13 of a site's: before, it found no lattice point nearer than its radius and
+    // emitted nothing). Each particle holds s³, so the count must follow area × speed × t / s³
+    // within one layer, for any count of sites.
+    for nozzle in [
+        "shape = \"rect\"\nsize = [0.11, 0.085]",
+        "shape = \"circle\"\nradius = 0.03",
+        "shape = \"circle\"\nradius = 0.005",
+    ] {
+        let text =
+            free_jet("[0.6, -0.3, 0.7]").replace("shape = \"rect\"\nsize = [0.1, 0.1]", nozzle);
+        let scene = scene_from(&text, &[]);
+        let e = &scene.emitter[0];
+        let s3 = (scene.spacing() as f64).powi(3);
+        let (area, layer) = (e.area() as f64, e.sites(scene.spacing()).len() as f64);
+        assert!(layer >= 1.0, "{nozzle}: no site");
+        let mut sim = Solver::new(&scene).unwrap();
+        for _ in 0..300 {
+            sim.step();
+            let schedule = area * 1.5 * sim.time.min(0.6) / s3;
+            let emitted = sim.fluid.len() as f64;
+            assert!(
+                (emitted - schedule).abs() <= layer + 0.01,
+                "{nozzle}, t = {:.3}: {emitted} emitted, area x speed says {schedule:.1}",
+                sim.time
+            );
+        }
+    }
+}
+
+#[test]
 fn a_nozzle_into_a_full_tank_stops_at_the_tank_capacity_and_nothing_leaks() {
     // A 20 cm box, a jet filling it for 2 s at twice its volume: it can hold (0.2 / 2r)^3 = 512
     // lattice sites' worth (a little more, compressed), never the schedule.

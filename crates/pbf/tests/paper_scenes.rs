@@ -43,12 +43,13 @@ fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
             "{name}: more particles than the schedule allows"
         );
         if sc.fluid.is_empty() {
-            // A jet scene: a layer of the nozzle's sites every 2r / speed from its start.
+            // A jet scene: a layer of the nozzle's sites every pitch / speed from its start
+            // (the jet's volume flux against area × speed: tests/inflow.rs).
             let due: usize = sc
                 .emitter
                 .iter()
                 .map(|e| {
-                    let period = sc.spacing() as f64 / e.speed as f64;
+                    let period = e.pitch(sc.spacing()) as f64 / e.speed as f64;
                     let open = t.min(e.end as f64) - e.start as f64;
                     let layers = if open < -1e-9 {
                         0

@@ -7,13 +7,16 @@
 //! [`Inflow::emit`] after each step) or the particles' fields beyond appending
 //! ([`Fluid::append`]).
 //!
-//! An emitter's layer k leaves at `t_k = start + k · s / speed` (s = 2r: a layer each time the
-//! last has moved one spacing on) until `end`; it is added after the step that reaches `t_k`,
-//! each particle where it would be by then (`site + direction · speed · (t − t_k)`), with the
-//! emitter's velocity, at every site where no particle is closer than the spacing. While a
-//! nozzle is open (and until its last layer is a kernel radius out), the particles in front of
-//! it move with its velocity ([`Inflow::guides`]), so each layer is exactly one spacing ahead
-//! of the next and the jet delivers its schedule unless something blocks it. A timed block
+//! An emitter's layer k leaves at `t_k = start + k · pitch / speed` until `end` (the pitch is
+//! `s³ n / area` for `n` sites and s = 2r, so that each particle holds `s³` and the jet carries
+//! exactly `area × speed`: one spacing when the sites tile the area at spacing s; see
+//! `EmitterSpec::pitch`); it is added after the step that reaches `t_k`, each particle where it
+//! would be by then (`site + direction · speed · (t − t_k)`), with the emitter's velocity, at
+//! every site where no particle is closer than the closest two of its sites are
+//! (`EmitterSpec::closest`). While a nozzle is open (and until its last layer is a kernel radius
+//! out), the particles in front of it move with its velocity ([`Inflow::guides`]), so each layer
+//! is exactly one pitch ahead of the next and the jet delivers its schedule unless something
+//! blocks it. A timed block
 //! is added the same way after the step that reaches its start. New particles get the next ids;
 //! ids are never reused. Everything is decided per site, so the result does not depend on the
 //! thread count.
@@ -45,11 +48,23 @@ enum Source {
         zone: Zone,
         start: f64,
         end: f64,
-        /// Seconds per layer: `s / speed`.
+        /// Seconds per layer: `pitch / speed`.
         period: f64,
+        /// The room a site needs: no particle closer than this.
+        room: f32,
         /// The next layer to leave.
         next: u64,
     },
+}
+
+/// A nozzle's layout for a lattice spacing: its sites, the distance between its layers, the
+/// closest two sites come, and its guide zone (see `nozzle`).
+#[derive(Clone, Debug)]
+pub struct Nozzle {
+    pub sites: Vec<Vec3A>,
+    pub pitch: f32,
+    pub closest: f32,
+    pub zone: Zone,
 }
 
 /// Where the schedule stands (for checkpoints): per source in the scene's order, the next
@@ -94,16 +109,17 @@ impl Inflow {
         });
     }
 
-    /// A nozzle whose layers leave `sites` with the velocity of `zone` (which guides them
-    /// out), from `start` to `end`.
-    pub fn add_nozzle(&mut self, sites: Vec<Vec3A>, zone: Zone, start: f64, end: f64) {
-        let speed = zone.velocity.length() as f64;
+    /// A nozzle whose layers leave `sites` `pitch` apart with the velocity of `zone` (which
+    /// guides them out), from `start` to `end`, where no particle is closer than `closest`.
+    pub fn add_nozzle(&mut self, nozzle: Nozzle, start: f64, end: f64) {
+        let speed = nozzle.zone.velocity.length() as f64;
         self.sources.push(Source::Nozzle {
-            sites,
-            zone,
+            sites: nozzle.sites,
+            zone: nozzle.zone,
             start,
             end,
-            period: self.spacing as f64 / speed,
+            period: nozzle.pitch as f64 / speed,
+            room: nozzle.closest * 0.999,
             next: 0,
         });
     }
@@ -200,8 +216,9 @@ impl Inflow {
     /// one-process ids (it keeps its own in [`Halo::keep_owned`]).
     pub fn emit(&mut self, t: f64, fluid: &mut Fluid, grid: &Grid, halo: &dyn Halo) -> usize {
         let before = fluid.len();
-        // "Closer than the spacing", with a margin for rounding: a layer leaves when the last
-        // has moved exactly one spacing on.
+        // A block's site needs no particle closer than the spacing (a nozzle's, closer than its
+        // own sites come), with a margin for rounding: a layer leaves when the last has moved
+        // exactly one pitch on.
         let s = self.spacing * 0.999;
         // Within a step's time, a due time counts as reached (times are sums of dt).
         let reached = |at: f64| at <= t + 1e-9;
@@ -226,6 +243,7 @@ impl Inflow {
                     start,
                     end,
                     period,
+                    room,
                     next,
                 } => loop {
                     let at = *start + *next as f64 * *period;
@@ -234,7 +252,7 @@ impl Inflow {
                     }
                     let shift = zone.velocity * (t - at).max(0.0) as f32;
                     let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
-                    let new = room::free(&layer, &fluid.x, grid, s, halo);
+                    let new = room::free(&layer, &fluid.x, grid, *room, halo);
                     let first = (self.base + self.added + (fluid.len() - before) as u64) as u32;
                     fluid.append_from(first, &new, zone.velocity, self.rest_density);
                     *next += 1;

@@ -87,26 +87,24 @@ impl EmitterSpec {
         (w, d.cross(w))
     }
 
-    /// The sites a layer leaves from: the lattice of spacing `s` across the nozzle, centred on
-    /// it (`round(width / s)` by `round(height / s)` for a rect, so its sites cover its area;
-    /// for a circle, the lattice points within the radius, the lattice shifted by the half
-    /// spacing or not along each axis, whichever gives the count closest to `π R² / s²`).
-    /// Deterministic order.
+    /// The sites a layer leaves from: a lattice across the nozzle, centred on it. Deterministic
+    /// order.
+    /// - rect: `round(width / s)` by `round(height / s)` sites (at least one each), spaced
+    ///   `width / n` and `height / n` so that they tile the nozzle's area exactly;
+    /// - circle: the lattice points of spacing `s` within the radius, the lattice shifted by the
+    ///   half spacing or not along each axis, whichever gives the count closest to `π R² / s²`
+    ///   (and at least one site, the centre, for a nozzle smaller than a spacing).
     pub fn sites(&self, s: f32) -> Vec<Vec3A> {
         let c = Vec3A::from_array(self.center);
         let (u, v) = self.axes();
-        let grid = |n: i64, a: i64| (a as f32 - (n - 1) as f32 / 2.0) * s;
         let mut out = Vec::new();
         match self.shape {
             NozzleKind::Rect => {
-                let [w, h] = self.size.unwrap_or_default();
-                let (nu, nv) = (
-                    ((w / s).round() as i64).max(1),
-                    ((h / s).round() as i64).max(1),
-                );
+                let ((nu, su), (nv, sv)) = self.rect_rows(s);
+                let grid = |n: i64, a: i64, step: f32| (a as f32 - (n - 1) as f32 / 2.0) * step;
                 for b in 0..nv {
                     for a in 0..nu {
-                        out.push(c + u * grid(nu, a) + v * grid(nv, b));
+                        out.push(c + u * grid(nu, a, su) + v * grid(nv, b, sv));
                     }
                 }
             }
@@ -125,33 +123,89 @@ impl EmitterSpec {
                     }
                     pts
                 };
-                let area = std::f32::consts::PI * r * r / (s * s);
+                let area = self.area() / (s * s);
                 let best = [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)]
                     .map(disc)
                     .into_iter()
+                    .filter(|pts| !pts.is_empty())
                     .min_by(|a, b| {
                         (a.len() as f32 - area)
                             .abs()
                             .total_cmp(&(b.len() as f32 - area).abs())
                     })
-                    .unwrap_or_default();
+                    .unwrap_or_else(|| vec![(0.0, 0.0)]);
                 out.extend(best.into_iter().map(|(x, y)| c + u * x + v * y));
             }
         }
         out
     }
 
+    /// The nozzle's area across its direction [m²].
+    pub fn area(&self) -> f32 {
+        match self.shape {
+            NozzleKind::Rect => {
+                let [w, h] = self.size.unwrap_or_default();
+                w * h
+            }
+            NozzleKind::Circle => std::f32::consts::PI * self.radius.unwrap_or_default().powi(2),
+        }
+    }
+
+    /// The distance between consecutive layers along the direction, for lattice spacing `s`:
+    /// each particle holds the volume `s³` (its mass is ρ0 s³), so layers of `n` sites leaving
+    /// `s³ n / area` apart carry exactly the nozzle's flux, `area × speed / s³` particles per
+    /// second, whatever the sites' count. It is `s` when the sites tile the area at spacing `s`
+    /// (a rect whose sides are whole spacings); otherwise the layers close up or open out by
+    /// as much as the sites' spacing across differs, so the particles keep their volume.
+    pub fn pitch(&self, s: f32) -> f32 {
+        s.powi(3) * self.sites(s).len() as f32 / self.area()
+    }
+
+    /// The closest two sites of one layer, or of consecutive layers, come: the room a new
+    /// particle needs (see `room`).
+    pub fn closest(&self, s: f32) -> f32 {
+        let across = match self.shape {
+            NozzleKind::Rect => {
+                let ((nu, su), (nv, sv)) = self.rect_rows(s);
+                let su = if nu > 1 { su } else { f32::INFINITY };
+                let sv = if nv > 1 { sv } else { f32::INFINITY };
+                su.min(sv)
+            }
+            NozzleKind::Circle => s,
+        };
+        across.min(self.pitch(s))
+    }
+
+    /// A rect nozzle's rows along its two axes: how many sites, and their spacing.
+    fn rect_rows(&self, s: f32) -> ((i64, f32), (i64, f32)) {
+        let [w, h] = self.size.unwrap_or_default();
+        let row = |len: f32| {
+            let n = ((len / s).round() as i64).max(1);
+            (n, len / n as f32)
+        };
+        (row(w), row(h))
+    }
+
+    /// Everything a run needs of this nozzle for lattice spacing `s` and kernel radius `h`.
+    pub fn layout(&self, s: f32, h: f32) -> super::Nozzle {
+        super::Nozzle {
+            sites: self.sites(s),
+            pitch: self.pitch(s),
+            closest: self.closest(s),
+            zone: self.zone(s, h),
+        }
+    }
+
     /// The guide zone of this nozzle for lattice spacing `s` and kernel radius `h` (see
-    /// `guide`): from `s / 2` behind the nozzle to `h` in front, across the extent of its sites
-    /// plus `s / 2`.
+    /// `guide`): from `s / 2` behind the nozzle to `h` in front, across the nozzle (a rect's
+    /// area, which its sites tile; a circle's radius plus `s / 2`).
     pub fn zone(&self, s: f32, h: f32) -> Zone {
         let footprint = match self.shape {
             NozzleKind::Rect => {
                 let [w, ht] = self.size.unwrap_or_default();
-                let n = |x: f32| ((x / s).round()).max(1.0);
                 Footprint::Rect {
-                    half_u: n(w) * s / 2.0,
-                    half_v: n(ht) * s / 2.0,
+                    half_u: w / 2.0,
+                    half_v: ht / 2.0,
                 }
             }
             NozzleKind::Circle => Footprint::Circle {
