@@ -66,14 +66,15 @@ fn shipped_configs_load() {
 #[test]
 fn a_time_step_too_long_for_the_neighbor_search_is_flagged() {
     // No shipped scene is flagged.
-    for f in [
-        "dam_break",
-        "dam_break_small",
-        "dam_break_paper",
-        "martin_moyce",
-    ] {
-        let s = Scene::load(&root().join(format!("configs/{f}.toml")), &[]).unwrap();
-        assert!(s.warnings().is_empty(), "{f}: {:?}", s.warnings());
+    for f in std::fs::read_dir(root().join("configs")).unwrap() {
+        let f = f.unwrap().path();
+        let s = Scene::load(&f, &[]).unwrap();
+        assert!(
+            s.warnings().is_empty(),
+            "{}: {:?}",
+            f.display(),
+            s.warnings()
+        );
     }
     // The reference tank is 3 m high: a fall through it reaches sqrt(2 g 3 m) = 7.672 m/s,
     // which moves h = 0.04 m in 5.214 ms.
@@ -488,4 +489,47 @@ fn a_block_holds_its_volume_within_half_a_layer() {
         }
         assert_eq!(pts.len(), n.iter().product::<usize>());
     }
+}
+
+/// Sources that give no water, or give it into a solid, are flagged before a run: a block or
+/// an emitter starting at or after the end, a block wholly inside an obstacle, a nozzle inside
+/// one when it opens.
+#[test]
+fn sources_that_give_no_water_are_flagged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[time]\ndt = 0.002\nend = 1.0\n[particles]\nradius = 0.01\n";
+    let block = "[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.5, 0.5, 0.5]\n";
+    let nozzle = "[[emitter]]\nshape = \"rect\"\ncenter = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nsize = [0.1, 0.1]\nspeed = 1.0\n";
+    let warnings = |extra: &str| {
+        let text = format!("{base}{extra}");
+        Scene::load(&write(tmp.path(), "s.toml", &text), &[])
+            .unwrap()
+            .warnings()
+    };
+    let one = |extra: &str, words: &[&str]| {
+        let w = warnings(extra);
+        assert_eq!(w.len(), 1, "{extra}: {w:?}");
+        for word in words {
+            assert!(w[0].contains(word), "{extra}: {}", w[0]);
+        }
+    };
+    // As written, nothing to say.
+    assert!(warnings(&format!("{block}{nozzle}end = 0.5\n")).is_empty());
+    one(
+        &format!("{block}start = 1.0\n"),
+        &["fluid[0].start", "never appears"],
+    );
+    one(
+        &format!("{block}{nozzle}start = 1.2\nend = 1.5\n"),
+        &["emitter[0].start", "never opens"],
+    );
+    let solid =
+        "[[obstacle]]\nshape = \"box\"\ncenter = [0.5, 0.5, 0.5]\nhalf_extents = [0.6, 0.6, 0.6]\n";
+    one(&format!("{block}{solid}"), &["fluid[0]", "no particle"]);
+    // A sphere around the nozzle's centre takes some of its 5 x 5 sites (spacing 0.02 m).
+    let sphere = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 0.8, 0.5]\nradius = 0.02\n";
+    one(
+        &format!("{block}{sphere}{nozzle}end = 0.5\n"),
+        &["emitter[0]", "of its 25 sites", "obstacle[0]"],
+    );
 }

@@ -199,6 +199,55 @@ impl Scene {
                 ));
             }
         }
+        out.extend(self.inflow_warnings());
+        out
+    }
+
+    /// Sources that give no water, or give it into a solid: a block or an emitter that starts
+    /// at or after `time.end`, a block whose every site lies within r of an obstacle, and an
+    /// emitter whose sites lie within r of one when it opens (the solid pushes them out at once,
+    /// so the jet does not leave the nozzle as written).
+    fn inflow_warnings(&self) -> Vec<String> {
+        let end = self.time.end;
+        let mut out = Vec::new();
+        for (k, b) in self.fluid.iter().enumerate() {
+            if b.start > 0.0 && b.start >= end {
+                out.push(format!(
+                    "fluid[{k}].start = {} s is not before time.end = {end} s: the block never \
+                     appears",
+                    b.start
+                ));
+            } else if !self.obstacle.is_empty() && self.block_sites(k).is_empty() {
+                out.push(format!(
+                    "fluid[{k}]: every lattice site lies inside or within r of an obstacle: the \
+                     block adds no particle"
+                ));
+            }
+        }
+        for (k, e) in self.emitter.iter().enumerate() {
+            if e.start >= end {
+                out.push(format!(
+                    "emitter[{k}].start = {} s is not before time.end = {end} s: it never opens",
+                    e.start
+                ));
+                continue;
+            }
+            let sites = e.sites(self.spacing());
+            let r = self.particles.radius;
+            for (j, o) in self.obstacle.iter().enumerate() {
+                let placed = o.placed_at(e.start as f64);
+                let inside = sites.iter().filter(|&&p| placed.distance(p) < r).count();
+                if inside > 0 {
+                    out.push(format!(
+                        "emitter[{k}]: {inside} of its {} sites lie inside or within r of \
+                         obstacle[{j}] when it opens (t = {} s): the solid pushes those \
+                         particles out at once",
+                        sites.len(),
+                        e.start
+                    ));
+                }
+            }
+        }
         out
     }
 }
