@@ -57,7 +57,10 @@ impl Scene {
         let mut pts = self.placed_sites(k);
         if !self.obstacle.is_empty() {
             let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
-            pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= r));
+            // A site r from a solid is where its projection keeps particles: kept, whatever
+            // the rounding of the distance (tol).
+            let keep = r * (1.0 - 1e-4);
+            pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= keep));
         }
         pts
     }
