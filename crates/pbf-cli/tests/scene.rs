@@ -517,11 +517,11 @@ fn sources_that_give_no_water_are_flagged() {
     assert!(warnings(&format!("{block}{nozzle}end = 0.5\n")).is_empty());
     one(
         &format!("{block}start = 1.0\n"),
-        &["fluid[0].start", "never appears"],
+        &["fluid[0].start", "appears only"],
     );
     one(
         &format!("{block}{nozzle}start = 1.2\nend = 1.5\n"),
-        &["emitter[0].start", "never opens"],
+        &["emitter[0].start", "opens only"],
     );
     let solid =
         "[[obstacle]]\nshape = \"box\"\ncenter = [0.5, 0.5, 0.5]\nhalf_extents = [0.6, 0.6, 0.6]\n";

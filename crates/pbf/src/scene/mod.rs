@@ -213,8 +213,8 @@ impl Scene {
         for (k, b) in self.fluid.iter().enumerate() {
             if b.start > 0.0 && b.start >= end {
                 out.push(format!(
-                    "fluid[{k}].start = {} s is not before time.end = {end} s: the block never \
-                     appears",
+                    "fluid[{k}].start = {} s is not before time.end = {end} s: the block \
+                     appears only in a run taken past the scene's end (--until, --steps)",
                     b.start
                 ));
             } else if !self.obstacle.is_empty() && self.block_sites(k).is_empty() {
@@ -227,7 +227,8 @@ impl Scene {
         for (k, e) in self.emitter.iter().enumerate() {
             if e.start >= end {
                 out.push(format!(
-                    "emitter[{k}].start = {} s is not before time.end = {end} s: it never opens",
+                    "emitter[{k}].start = {} s is not before time.end = {end} s: it opens \
+                     only in a run taken past the scene's end (--until, --steps)",
                     e.start
                 ));
                 continue;
