@@ -33,6 +33,13 @@ use std::time::Instant;
 pub trait Collider: Send + Sync {
     /// Move `p` out of the solid (to at least the particle radius from its surface).
     fn project(&self, p: Vec3A) -> Vec3A;
+    /// [`project`](Self::project) for a particle that was at `from` when the step began (and
+    /// the solid where [`set_step`](Self::set_step) says it was then): out on the side it came
+    /// from, so a solid thinner than a step's travel is never crossed. By default the same as
+    /// `project`.
+    fn project_from(&self, p: Vec3A, _from: Vec3A) -> Vec3A {
+        self.project(p)
+    }
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
     /// The adhesion acceleration per unit β at `p` (Akinci et al. 2013: toward the surface,
@@ -51,6 +58,11 @@ pub trait Collider: Send + Sync {
     /// Move to where the solid is at time `t` (a moving solid's pose is a function of time
     /// alone); a fixed solid ignores it.
     fn set_time(&mut self, _t: f64) {}
+    /// Move to where the solid is at the end `t1` of a step that began at `t0`, remembering
+    /// where it was at `t0` (for [`project_from`](Self::project_from)).
+    fn set_step(&mut self, _t0: f64, t1: f64) {
+        self.set_time(t1);
+    }
     /// The solid's surface where it is now, for output (`None`: not drawn, like the tank,
     /// which ParaView users see as the domain).
     fn surface_mesh(&self) -> Option<Mesh> {
@@ -103,6 +115,14 @@ impl ColliderSet {
         }
     }
 
+    /// Every collider to where it is at the end `t1` of a step that began at `t0` (see
+    /// [`Collider::set_step`]).
+    pub fn set_step(&mut self, t0: f64, t1: f64) {
+        for c in self.walls.iter_mut().chain(&mut self.solids) {
+            c.set_step(t0, t1);
+        }
+    }
+
     /// The closest any of `p` comes to the walls, and to the solids (`f32::INFINITY` without
     /// any), as signed distances (negative: inside). Exact minima, so any thread count agrees.
     pub fn clearance(&self, p: &[Vec3A]) -> (f32, f32) {
@@ -141,6 +161,17 @@ impl ColliderSet {
         self.back_inside(q, self.solids.iter().fold(q, |p, c| c.project(p)))
     }
 
+    /// [`project`](Self::project) for a particle that was at `from` when the step began: the
+    /// solids push it out on the side it came from ([`Collider::project_from`]).
+    #[inline]
+    pub fn project_from(&self, p: Vec3A, from: Vec3A) -> Vec3A {
+        let q = self.project_walls(p);
+        self.back_inside(
+            q,
+            self.solids.iter().fold(q, |p, c| c.project_from(p, from)),
+        )
+    }
+
     /// A point `q` the solids moved to `s`: back inside the walls if they pushed it out (a solid
     /// flush with the floor pushes what it overtakes out through its nearest face, which may be
     /// the floor). The walls are the hard boundary; a point left inside a solid is pushed out
@@ -160,21 +191,26 @@ impl ColliderSet {
     }
 
     /// Every point out of the solids (and, if a solid pushed it through a wall, back inside): a
-    /// pass of its own, timed; nothing without solids.
-    pub fn project_solids(&self, p: &mut [Vec3A]) {
+    /// pass of its own, timed; nothing without solids. `from[i]` is where particle `i` was when
+    /// the step began: each leaves a solid on the side it came from
+    /// ([`Collider::project_from`]).
+    pub fn project_solids(&self, p: &mut [Vec3A], from: &[Vec3A]) {
         if self.solids.is_empty() {
             return;
         }
         self.timed(|| {
-            p.par_chunks_mut(CHUNK).for_each(|chunk| {
-                let near = self.near(chunk);
-                if near.is_empty() {
-                    return;
-                }
-                for p in chunk {
-                    *p = self.back_inside(*p, near.iter().fold(*p, |p, c| c.project(p)));
-                }
-            })
+            p.par_chunks_mut(CHUNK)
+                .zip(from.par_chunks(CHUNK))
+                .for_each(|(chunk, from)| {
+                    let near = self.near(chunk);
+                    if near.is_empty() {
+                        return;
+                    }
+                    for (p, &x) in chunk.iter_mut().zip(from) {
+                        *p =
+                            self.back_inside(*p, near.iter().fold(*p, |p, c| c.project_from(p, x)));
+                    }
+                })
         });
     }
 
@@ -435,10 +471,10 @@ mod tests {
         let pts = points();
         // Projection: walls in the fused pass, then the solids' pass = every collider in order.
         let mut p: Vec<Vec3A> = pts.iter().map(|&p| c.project_walls(p)).collect();
-        c.project_solids(&mut p);
+        c.project_solids(&mut p, &pts);
         let mut moved = 0;
         for (k, (&q, &x)) in p.iter().zip(&pts).enumerate() {
-            assert_eq!(q, c.project(x), "point {k}");
+            assert_eq!(q, c.project_from(x, x), "point {k}");
             moved += (q != c.project_walls(x)) as usize;
         }
         assert!(moved > 50, "the obstacles moved {moved} points");
@@ -483,9 +519,10 @@ mod tests {
         let mut pts: Vec<Vec3A> = (0..400)
             .map(|k| Vec3A::new(0.47 + 0.00015 * k as f32, R + 0.0001 * (k % 7) as f32, 0.5))
             .collect();
-        let one: Vec<Vec3A> = pts.iter().map(|&p| c.project(p)).collect();
+        let one: Vec<Vec3A> = pts.iter().map(|&p| c.project_from(p, p)).collect();
+        let from = pts.clone();
         pts.iter_mut().for_each(|p| *p = c.project_walls(*p));
-        c.project_solids(&mut pts);
+        c.project_solids(&mut pts, &from);
         assert_eq!(pts, one);
         for p in &pts {
             assert!(p.y >= R - 1e-6, "{p} is below the floor's r");
@@ -497,7 +534,7 @@ mod tests {
         let c = set(false);
         let pts = points();
         let mut p = pts.clone();
-        c.project_solids(&mut p);
+        c.project_solids(&mut p, &pts);
         assert_eq!(p, pts);
         let mut solid = vec![Vec4::ONE];
         c.solid_density(&pts, &mut solid);

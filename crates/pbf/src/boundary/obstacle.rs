@@ -6,7 +6,11 @@
 //!
 //! A particle is kept at least r from the surface: one that came closer than r (or entered the
 //! solid) is moved out along the surface normal to r plus a tenth of its overshoot, as the tank
-//! does. A moving obstacle moves its surface, so the particles it pushes take its velocity
+//! does. Out along the *nearest* surface, unless that is the far side from where the particle
+//! was when the step began (the solid where it was then): a plate thinner than a step's
+//! relative travel, overtaken or crossed, would then pass it through. Such a particle leaves
+//! through the plane that touched the solid at the point nearest to where it was (a supporting
+//! plane: for these convex shapes the whole solid lies behind it), so it stays on its side. A moving obstacle moves its surface, so the particles it pushes take its velocity
 //! through the position update `v = (p − x) / dt`. The density the solid adds is the tank's
 //! wall table at the distance to the nearest surface, less the part beyond the solid's
 //! thickness there (exact for a slab, so a plate thinner than h adds only its own mass).
@@ -32,6 +36,8 @@ pub struct Obstacle {
     table: WallTable,
     /// The centre at the current time (see [`Collider::set_time`]).
     center: Vec3A,
+    /// The centre when the step under way began (see [`Collider::set_step`]).
+    start_center: Vec3A,
     /// Half extents of the world-axis box around the centre beyond which particles are
     /// unaffected: the rotated shape's box (the rotation is fixed) grown by the kernel radius
     /// (for the density) and r (for the projection).
@@ -64,6 +70,7 @@ impl Obstacle {
             r,
             table,
             center,
+            start_center: center,
             reach_box,
         };
         o.set_time(0.0);
@@ -124,6 +131,30 @@ impl Collider for Obstacle {
     }
 
     #[inline]
+    fn project_from(&self, p: Vec3A, from: Vec3A) -> Vec3A {
+        if self.beyond_reach(p) {
+            return p;
+        }
+        let q = self.inverse * (p - self.center);
+        let s = self.shape.surface(q);
+        if s.distance >= self.r {
+            return p;
+        }
+        // Where the particle was, relative to the solid, when the step began.
+        let q0 = self.inverse * (from - self.start_center);
+        let s0 = self.shape.surface(q0);
+        if s0.distance > 0.0 && s.normal.dot(s0.normal) < 0.0 {
+            // The nearest surface faces away from where it came from: out through the
+            // supporting plane at the point nearest its start, to r above it.
+            let touch = q0 - s0.distance * s0.normal;
+            let height = (q - touch).dot(s0.normal);
+            p + (1.1 * (self.r - height)) * (self.rotation * s0.normal)
+        } else {
+            p + (1.1 * (self.r - s.distance)) * (self.rotation * s.normal)
+        }
+    }
+
+    #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
         let Some(s) = self.within_h(p) else {
             return (0.0, Vec3A::ZERO);
@@ -153,6 +184,12 @@ impl Collider for Obstacle {
 
     fn set_time(&mut self, t: f64) {
         self.center = self.rest_center + self.motion.offset(t);
+        self.start_center = self.center;
+    }
+
+    fn set_step(&mut self, t0: f64, t1: f64) {
+        self.start_center = self.rest_center + self.motion.offset(t0);
+        self.center = self.rest_center + self.motion.offset(t1);
     }
 
     fn surface_mesh(&self) -> Option<Mesh> {

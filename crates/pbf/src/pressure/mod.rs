@@ -17,6 +17,9 @@ use nsearch::NeighborLists;
 /// What a density solve reads: this step's neighbor lists (on the predicted positions), the
 /// kernels, the colliders, and the particle mass and rest density.
 pub struct DensityInput<'a> {
+    /// Where each particle was when the step began (in the lists' slot order): the solids push
+    /// a particle out on the side it came from.
+    pub start: &'a [Vec3A],
     pub lists: &'a NeighborLists,
     pub kernels: &'a Kernels,
     pub colliders: &'a ColliderSet,

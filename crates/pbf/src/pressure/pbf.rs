@@ -220,7 +220,7 @@ impl DensitySolver for PbfConstraints {
                 colliders
                     .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))
             });
-            colliders.project_solids(tmp);
+            colliders.project_solids(tmp, input.start);
             refresh(halo, tmp);
             std::mem::swap(p, tmp);
             done += 1;

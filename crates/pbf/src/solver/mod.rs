@@ -328,7 +328,7 @@ impl Solver {
         let n = self.fluid.len();
         let (dt, g) = (self.dt, self.gravity);
         // Moving solids to where they are at the end of this step.
-        self.colliders.set_time(self.time + dt as f64);
+        self.colliders.set_step(self.time, self.time + dt as f64);
         let colliders = &self.colliders;
         let guides = &self.guides;
         self.p.resize(n, Vec3A::ZERO);
@@ -343,7 +343,7 @@ impl Solver {
                 let v = guides.velocity(x).unwrap_or(v + dt * g);
                 *p = colliders.project_walls(x + dt * v);
             });
-        self.colliders.project_solids(&mut self.p);
+        self.colliders.project_solids(&mut self.p, &self.fluid.x);
     }
 
     /// The predicted positions and every state field into the cell order of the last build.
@@ -486,6 +486,7 @@ impl Solver {
 
         // 4. Density solve on p.
         let input = DensityInput {
+            start: &f.x,
             lists,
             kernels: &k,
             colliders,
@@ -522,7 +523,7 @@ impl Solver {
                 .with_min_len(CHUNK)
                 .for_each(|(p, &x)| {
                     if let Some(ve) = guides.velocity(x) {
-                        *p = colliders.project(x + dt * ve);
+                        *p = colliders.project_from(x + dt * ve, x);
                     }
                 });
         }
