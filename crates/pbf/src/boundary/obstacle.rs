@@ -10,7 +10,9 @@
 //! was when the step began (the solid where it was then): a plate thinner than a step's
 //! relative travel, overtaken or crossed, would then pass it through. Such a particle leaves
 //! through the plane that touched the solid at the point nearest to where it was (a supporting
-//! plane: for these convex shapes the whole solid lies behind it), so it stays on its side. A moving obstacle moves its surface, so the particles it pushes take its velocity
+//! plane: for these convex shapes the whole solid lies behind it), so it stays on its side. A
+//! particle that ends the step beyond a thin solid altogether (its path, relative to the
+//! solid, came within r of it and it is now on the far side) is brought back the same way. A moving obstacle moves its surface, so the particles it pushes take its velocity
 //! through the position update `v = (p − x) / dt`. The density the solid adds is the tank's
 //! wall table at the distance to the nearest surface, less the part beyond the solid's
 //! thickness there (exact for a slab, so a plate thinner than h adds only its own mass).
@@ -102,6 +104,14 @@ impl Obstacle {
         (p - self.center).abs().cmpgt(self.reach_box).any()
     }
 
+    /// Whether the straight path from `a` to `b` (in the solid's frame) comes within r of the
+    /// surface, tested at points no more than r apart (a solid with its r margin is at least 2r
+    /// thick, so a path across it has a point inside the margin).
+    fn path_touches(&self, a: Vec3A, b: Vec3A) -> bool {
+        let n = ((b - a).length() / self.r).ceil().clamp(1.0, 64.0) as u32;
+        (1..n).any(|k| self.shape.surface(a.lerp(b, k as f32 / n as f32)).distance < self.r)
+    }
+
     /// The centre at the current time.
     pub fn center(&self) -> Vec3A {
         self.center
@@ -135,22 +145,34 @@ impl Collider for Obstacle {
         if self.beyond_reach(p) {
             return p;
         }
+        let r = self.r;
         let q = self.inverse * (p - self.center);
         let s = self.shape.surface(q);
-        if s.distance >= self.r {
-            return p;
-        }
         // Where the particle was, relative to the solid, when the step began.
         let q0 = self.inverse * (from - self.start_center);
+        let near = s.distance < r;
+        // Crossing a solid without ending within r of it takes a travel of at least 2r.
+        if !near && (q - q0).length_squared() < 4.0 * r * r {
+            return p;
+        }
         let s0 = self.shape.surface(q0);
-        if s0.distance > 0.0 && s.normal.dot(s0.normal) < 0.0 {
-            // The nearest surface faces away from where it came from: out through the
-            // supporting plane at the point nearest its start, to r above it.
+        // Did it come from the other side: inside r now, or (a solid thinner than the step's
+        // travel) across it, its path coming within r of it?
+        let other_side = s0.distance > 0.0
+            && s.normal.dot(s0.normal) < 0.0
+            && (near || self.path_touches(q0, q));
+        if other_side {
+            // Out through the supporting plane at the point nearest its start, to r above it.
             let touch = q0 - s0.distance * s0.normal;
             let height = (q - touch).dot(s0.normal);
-            p + (1.1 * (self.r - height)) * (self.rotation * s0.normal)
+            if height < r {
+                return p + (1.1 * (r - height)) * (self.rotation * s0.normal);
+            }
+            p
+        } else if near {
+            p + (1.1 * (r - s.distance)) * (self.rotation * s.normal)
         } else {
-            p + (1.1 * (self.r - s.distance)) * (self.rotation * s.normal)
+            p
         }
     }
 
