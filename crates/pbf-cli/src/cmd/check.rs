@@ -40,6 +40,21 @@ pub fn main(a: Args) -> Result<ExitCode> {
     } else {
         outln!("particles   {n}");
     }
+    let s = scene.spacing();
+    for (k, e) in scene.emitter.iter().enumerate() {
+        // Each particle holds s³: area × speed / s³ a second (the layers' pitch makes it so).
+        let (sites, pitch) = (e.sites(s).len(), e.pitch(s));
+        outln!(
+            "emitter {k}   {sites} sites a layer, a layer every {:.3} ms ({:.4} m apart), from {} s to {} s: {:.0} particles/s = area {:.5} m² x speed {} m/s / (2r)³",
+            1e3 * pitch / e.speed,
+            pitch,
+            e.start,
+            e.end,
+            sites as f32 * e.speed / pitch,
+            e.area(),
+            e.speed
+        );
+    }
     if !scene.obstacle.is_empty() {
         let removed = scene.sites_in_obstacles();
         outln!(
