@@ -140,7 +140,7 @@ impl EmitterSpec {
         out
     }
 
-    /// The nozzle's area across its direction [m²].
+    /// The nozzle's area across its direction, in m².
     pub fn area(&self) -> f32 {
         match self.shape {
             NozzleKind::Rect => {
