@@ -530,6 +530,66 @@ mod tests {
     }
 
     #[test]
+    fn a_thin_solid_overtaken_or_crossed_in_one_step_keeps_every_point_on_its_side() {
+        // A plate 4 mm thick (thinner than r = 10 mm), tilted, moving 25 mm along its normal in
+        // one step; points start in front of it (within its extent, r to 2.5r from its front
+        // face) and move up to 30 mm toward it or past it. Each ends at least r in front of the
+        // plate where it is at the step's end: never behind it, never inside it.
+        let rot = Quat::from_rotation_z(0.3) * Quat::from_rotation_x(-0.4);
+        let normal = rot * Vec3A::Y;
+        let speed = 0.025 / 0.01;
+        let mut plate = Obstacle::new(
+            Shape::Box {
+                half: Vec3A::new(0.2, 0.002, 0.2),
+            },
+            Vec3A::splat(0.5),
+            rot,
+            Motion::Linear {
+                velocity: normal * speed,
+                start: 0.0,
+                end: 1.0,
+            },
+            R,
+            table(),
+        );
+        plate.set_step(0.0, 0.01);
+        let (start, end) = (Vec3A::splat(0.5), Vec3A::splat(0.5) + 0.025 * normal);
+        let mut seed = 7u64;
+        let mut u = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let (mut crossed, mut overtaken) = (0, 0);
+        for _ in 0..2000 {
+            let local = Vec3A::new(
+                0.3 * u() - 0.15,
+                0.002 + R * (1.0 + 1.5 * u()),
+                0.3 * u() - 0.15,
+            );
+            let from = start + rot * local;
+            let to = from - normal * (0.03 * u()) + (rot * Vec3A::X) * (0.01 * u() - 0.005);
+            let out = plate.project_from(to, from);
+            // Height above the plate's front face where it ends the step.
+            let h = (out - end).dot(normal) - 0.002;
+            assert!(
+                h >= R * 0.999,
+                "{from} -> {to}: ends {h} m above the front face"
+            );
+            crossed += ((to - end).dot(normal) < -0.002) as usize;
+            overtaken += ((to - end).dot(normal) < 0.0) as usize;
+        }
+        assert!(
+            crossed > 300 && overtaken > 600,
+            "{crossed} crossed, {overtaken} overtaken"
+        );
+        // Far from the solid, or staying on its side beyond r: untouched.
+        let away = end + normal * (2.0 * R);
+        assert_eq!(plate.project_from(away, away + normal * 0.02), away);
+    }
+
+    #[test]
     fn without_solids_no_pass_runs() {
         let c = set(false);
         let pts = points();
