@@ -426,16 +426,21 @@ mod tests {
         ColliderSet::new(vec![Box::new(tank)], solids)
     }
 
-    /// Points over the whole tank: sorted along x (chunks are slabs, most far from every solid,
-    /// as after the step's reorder into cells), a few outside the tank.
-    fn points() -> Vec<Vec3A> {
-        let mut seed = 12345u64;
-        let mut u = || {
+    /// Numbers uniform in [0, 1) from `seed` (a linear congruential generator: the same on every
+    /// machine).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f32 {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
+        }
+    }
+
+    /// Points over the whole tank: sorted along x (chunks are slabs, most far from every solid,
+    /// as after the step's reorder into cells), a few outside the tank.
+    fn points() -> Vec<Vec3A> {
+        let mut u = uniform(12345);
         let mut p: Vec<Vec3A> = (0..20_000)
             .map(|_| Vec3A::new(1.1 * u() - 0.05, 1.1 * u() - 0.05, 1.1 * u() - 0.05))
             .collect();
@@ -554,13 +559,7 @@ mod tests {
         );
         plate.set_step(0.0, 0.01);
         let (start, end) = (Vec3A::splat(0.5), Vec3A::splat(0.5) + 0.025 * normal);
-        let mut seed = 7u64;
-        let mut u = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut u = uniform(7);
         let (mut crossed, mut overtaken) = (0, 0);
         for _ in 0..2000 {
             let local = Vec3A::new(
