@@ -12,8 +12,10 @@
 //! through the plane that touched the solid at the point nearest to where it was (a supporting
 //! plane: for these convex shapes the whole solid lies behind it), so it stays on its side. A
 //! particle that ends the step beyond a thin solid altogether (its path, relative to the
-//! solid, came within r of it and it is now on the far side) is brought back the same way. A moving obstacle moves its surface, so the particles it pushes take its velocity
-//! through the position update `v = (p − x) / dt`. The density the solid adds is the tank's
+//! solid, came within r of it and it is now on the far side) is brought back the same way.
+//!
+//! A moving obstacle moves its surface, so the particles it pushes take its velocity through
+//! the position update `v = (p − x) / dt`. The density the solid adds is the tank's
 //! wall table at the distance to the nearest surface, less the part beyond the solid's
 //! thickness there (exact for a slab, so a plate thinner than h adds only its own mass).
 
