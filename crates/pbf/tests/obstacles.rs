@@ -95,6 +95,30 @@ rotation = [0.0, 0.0, 10.0]
     );
 }
 
+/// Steps `scene` `steps` times, asserting after each that no particle is on the far side of a
+/// thin solid (`beyond(position, time)`); returns the fastest any particle moved along `along`.
+fn none_on_the_far_side(
+    scene: &Scene,
+    steps: usize,
+    beyond: impl Fn(Vec3A, f64) -> bool,
+    along: Vec3A,
+) -> f32 {
+    let mut s = Solver::new(scene).unwrap();
+    let mut fastest = 0.0f32;
+    for _ in 0..steps {
+        s.step();
+        let n = s.fluid.x.iter().filter(|&&p| beyond(p, s.time)).count();
+        assert_eq!(n, 0, "{n} particles on the far side at t = {:.3}", s.time);
+        fastest = s
+            .fluid
+            .v
+            .iter()
+            .map(|v| v.dot(along))
+            .fold(fastest, f32::max);
+    }
+    fastest
+}
+
 #[test]
 fn a_thin_plate_moving_at_2_m_s_pushes_water_and_lets_none_through() {
     // A plate 8 mm thick (h = 20 mm), from the floor to above the lid and wider than the tank,
@@ -123,19 +147,12 @@ end = 0.2
 "#,
         &[],
     );
-    let mut s = Solver::new(&scene).unwrap();
-    let mut fastest = 0.0f32;
-    for _ in 0..50 {
-        s.step();
-        let face = 0.2 + 2.0 * s.time as f32 - 0.004;
-        let behind = s.fluid.x.iter().filter(|p| p.x < face).count();
-        assert_eq!(
-            behind, 0,
-            "{behind} particles behind the plate at t = {:.3}",
-            s.time
-        );
-        fastest = s.fluid.v.iter().map(|v| v.x).fold(fastest, f32::max);
-    }
+    let fastest = none_on_the_far_side(
+        &scene,
+        50,
+        |p, t| p.x < 0.2 + 2.0 * t as f32 - 0.004,
+        Vec3A::X,
+    );
     assert!(
         fastest >= 2.0,
         "the plate should push the water: {fastest} m/s"
@@ -146,9 +163,8 @@ end = 0.2
 fn water_falling_onto_a_baffle_thinner_than_r_stays_above_it() {
     // A baffle 2 mm thick (r = 5 mm) across the whole tank, water falling 0.65-0.75 m onto it:
     // about 3.7 m/s, 15 mm a step at dt 4 ms, more than the baffle and the r on each side
-    // (12 mm). A
-    // particle can end a step beyond the baffle without ever being within r of it at a step's
-    // end (before: 73 particles below it in a frame).
+    // (12 mm). A particle can end a step beyond the baffle without ever being within r of it
+    // at a step's end (before: 73 particles below it in a frame).
     let scene = scene_from(
         r#"
 [tank]
@@ -169,18 +185,7 @@ end = 0.6
 "#,
         &[],
     );
-    let mut s = Solver::new(&scene).unwrap();
-    let mut fastest = 0.0f32;
-    for _ in 0..150 {
-        s.step();
-        let below = s.fluid.x.iter().filter(|p| p.y < 0.2).count();
-        assert_eq!(
-            below, 0,
-            "{below} particles below the baffle at t = {:.3}",
-            s.time
-        );
-        fastest = s.fluid.v.iter().map(|v| -v.y).fold(fastest, f32::max);
-    }
+    let fastest = none_on_the_far_side(&scene, 150, |p, _| p.y < 0.2, Vec3A::NEG_Y);
     assert!(
         fastest > 2.5,
         "the water should hit the baffle fast: {fastest} m/s"

@@ -152,17 +152,11 @@ impl ColliderSet {
         r
     }
 
-    /// One point out of every collider, walls first (for single points; the step's passes use
+    /// One point out of every collider, walls first, for a particle that was at `from` when the
+    /// step began: the solids push it out on the side it came from
+    /// ([`Collider::project_from`]). The step's passes use
     /// [`project_walls`](Self::project_walls) and then [`project_solids`](Self::project_solids),
-    /// which give the same result).
-    #[inline]
-    pub fn project(&self, p: Vec3A) -> Vec3A {
-        let q = self.project_walls(p);
-        self.back_inside(q, self.solids.iter().fold(q, |p, c| c.project(p)))
-    }
-
-    /// [`project`](Self::project) for a particle that was at `from` when the step began: the
-    /// solids push it out on the side it came from ([`Collider::project_from`]).
+    /// which give the same result.
     #[inline]
     pub fn project_from(&self, p: Vec3A, from: Vec3A) -> Vec3A {
         let q = self.project_walls(p);

@@ -106,6 +106,13 @@ impl Obstacle {
         (p - self.center).abs().cmpgt(self.reach_box).any()
     }
 
+    /// `p`, `height` above a surface whose outward normal is `normal` (in the solid's frame),
+    /// moved out along it to r plus a tenth of its overshoot.
+    #[inline]
+    fn lift(&self, p: Vec3A, normal: Vec3A, height: f32) -> Vec3A {
+        p + (1.1 * (self.r - height)) * (self.rotation * normal)
+    }
+
     /// Whether the straight path from `a` to `b` (in the solid's frame) comes within r of the
     /// surface, tested at points no more than r apart (a solid with its r margin is at least 2r
     /// thick, so a path across it has a point inside the margin).
@@ -136,7 +143,7 @@ impl Collider for Obstacle {
         }
         let s = self.shape.surface(self.inverse * (p - self.center));
         if s.distance < self.r {
-            p + (1.1 * (self.r - s.distance)) * (self.rotation * s.normal)
+            self.lift(p, s.normal, s.distance)
         } else {
             p
         }
@@ -168,11 +175,11 @@ impl Collider for Obstacle {
             let touch = q0 - s0.distance * s0.normal;
             let height = (q - touch).dot(s0.normal);
             if height < r {
-                return p + (1.1 * (r - height)) * (self.rotation * s0.normal);
+                return self.lift(p, s0.normal, height);
             }
             p
         } else if near {
-            p + (1.1 * (r - s.distance)) * (self.rotation * s.normal)
+            self.lift(p, s.normal, s.distance)
         } else {
             p
         }

@@ -158,12 +158,17 @@ impl EmitterSpec {
     /// (a rect whose sides are whole spacings); otherwise the layers close up or open out by
     /// as much as the sites' spacing across differs, so the particles keep their volume.
     pub fn pitch(&self, s: f32) -> f32 {
-        s.powi(3) * self.sites(s).len() as f32 / self.area()
+        self.pitch_of(s, self.sites(s).len())
     }
 
-    /// The closest two sites of one layer, or of consecutive layers, come: the room a new
-    /// particle needs (see `room`).
-    pub fn closest(&self, s: f32) -> f32 {
+    /// [`pitch`](Self::pitch) for `sites` sites a layer.
+    fn pitch_of(&self, s: f32, sites: usize) -> f32 {
+        s.powi(3) * sites as f32 / self.area()
+    }
+
+    /// How close two sites of one layer, or of consecutive layers `pitch` apart, come: the room
+    /// a new particle needs (see `room`).
+    fn closest(&self, s: f32, pitch: f32) -> f32 {
         let across = match self.shape {
             NozzleKind::Rect => {
                 let ((nu, su), (nv, sv)) = self.rect_rows(s);
@@ -173,7 +178,7 @@ impl EmitterSpec {
             }
             NozzleKind::Circle => s,
         };
-        across.min(self.pitch(s))
+        across.min(pitch)
     }
 
     /// A rect nozzle's rows along its two axes: how many sites, and their spacing.
@@ -188,10 +193,12 @@ impl EmitterSpec {
 
     /// Everything a run needs of this nozzle for lattice spacing `s` and kernel radius `h`.
     pub fn layout(&self, s: f32, h: f32) -> super::Nozzle {
+        let sites = self.sites(s);
+        let pitch = self.pitch_of(s, sites.len());
         super::Nozzle {
-            sites: self.sites(s),
-            pitch: self.pitch(s),
-            closest: self.closest(s),
+            sites,
+            pitch,
+            closest: self.closest(s, pitch),
             zone: self.zone(s, h),
         }
     }
