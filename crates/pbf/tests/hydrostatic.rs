@@ -175,3 +175,90 @@ end = 1.0
         assert!((0..4).all(|k| s.start_excess(k).is_none()), "{sets:?}");
     }
 }
+
+/// The default fewest iterations of error control: water at rest D deep carries a mean excess
+/// `dC/d(depth) · D / 2`, and the count is the least at which that is at most 4/5 of the error.
+/// The depth is all the water spread over the floor: a column filling the floor counts whole, a
+/// dam break's column as the pool it collapses into, an emitter by area × speed × open time.
+#[test]
+fn error_control_iterates_enough_to_hold_water_at_rest_within_the_error() {
+    let e = 0.001; // max_density_error 0.1 %
+    let at = |extra: &[&str]| {
+        let mut sets = vec!["pbf.max_density_error=0.1"];
+        sets.extend_from_slice(extra);
+        column(&sets)
+    };
+    // Filling the floor: 0.4 m deep, whatever the dt.
+    for dt in ["0.004", "0.002", "0.001"] {
+        let set = format!("time.dt={dt}");
+        let scene = at(&[&set]);
+        assert!((scene.resting_depth() - 0.4).abs() < 1e-5);
+        let k = scene.min_iterations();
+        // The resting excess at k, from the gradient at a fixed k (the measured one, above).
+        let fixed = column(&[&set, &format!("pbf.iterations={k}")]);
+        let excess = |s: &Scene| s.hydrostatic_gradient() * 0.4 / 2.0;
+        let fewer = column(&[&set, &format!("pbf.iterations={}", k - 1)]);
+        assert!(
+            k == 5 || (excess(&fixed) <= 0.8 * e && excess(&fewer) > 0.8 * e),
+            "dt {dt}: {k} iterations hold {} (one fewer {})",
+            excess(&fixed),
+            excess(&fewer)
+        );
+        if dt == "0.001" {
+            assert_eq!(k, 5, "a shallow column at dt 1 ms needs no more than 5");
+        }
+    }
+    // dt² law: halving dt quarters the count.
+    let (k4, k2) = (
+        at(&["pbf.max_iterations=1000"]).min_iterations(),
+        at(&["time.dt=0.002"]).min_iterations(),
+    );
+    assert!(
+        (k4 as f32 / k2 as f32 - 4.0).abs() < 0.5,
+        "{k4} against {k2}"
+    );
+    // A set minimum is kept (and warned about when below the count); max_iterations caps it.
+    let set = at(&["pbf.min_iterations=2"]);
+    assert_eq!(set.min_iterations(), 2);
+    assert!(
+        set.warnings()
+            .iter()
+            .any(|w| w.contains("min_iterations = 2"))
+    );
+    assert_eq!(at(&["pbf.max_iterations=20"]).min_iterations(), 20);
+    // Without gravity nothing weighs: the plain default.
+    assert_eq!(at(&["physics.gravity=[0,0,0]"]).min_iterations(), 5);
+    // The same water in a tank twice as wide is half as deep.
+    let wide = scene_from(
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.4, 0.5, 0.2]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.4, 0.2]
+[[emitter]]
+shape = "rect"
+center = [0.3, 0.45, 0.1]
+direction = [0.0, -1.0, 0.0]
+size = [0.05, 0.04]
+speed = 1.0
+start = 0.0
+end = 2.0
+[particles]
+radius = 0.01
+[time]
+dt = 0.004
+end = 2.0
+[pbf]
+max_density_error = 0.1
+"#,
+        &[],
+    );
+    // 0.016 m³ of block and 0.05 × 0.04 × 1 × 2 = 0.004 m³ from the nozzle over 0.08 m².
+    assert!(
+        (wide.resting_depth() - 0.25).abs() < 1e-4,
+        "{}",
+        wide.resting_depth()
+    );
+}

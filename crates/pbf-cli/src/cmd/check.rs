@@ -76,11 +76,21 @@ pub fn main(a: Args) -> Result<ExitCode> {
     let q = &scene.pbf;
     let count = match q.max_density_error {
         None => format!("{} iterations per step", q.iterations),
-        Some(e) => format!(
-            "{} to {} iterations, until the mean density excess is at most {e}%",
-            q.min_iterations(),
-            q.max_iterations
-        ),
+        Some(e) => {
+            let why = match (q.min_iterations, scene.resting_iterations()) {
+                (None, Some(need)) if scene.min_iterations() == need => format!(
+                    " (the fewest at which water at rest {:.2} m deep stays within {:.0}% of it)",
+                    scene.resting_depth(),
+                    100.0 * pbf::scene::hydrostatic::RESTING_SHARE
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "{} to {} iterations, until the mean density excess is at most {e}%{why}",
+                scene.min_iterations(),
+                q.max_iterations
+            )
+        }
     };
     let omega = match q.omega {
         pbf::scene::Omega::Auto => format!(

@@ -64,7 +64,7 @@ pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
     let count = match q.max_density_error {
         None => IterationCount::Fixed(q.iterations),
         Some(e) => IterationCount::Controlled {
-            min: q.min_iterations(),
+            min: scene.min_iterations(),
             max: q.max_iterations,
             max_error: e / 100.0,
         },

@@ -20,28 +20,132 @@
 //! With a controlled iteration count the solver iterates until the mean excess is at most
 //! `max_density_error`, so the gradient is the smaller of the one at `min_iterations` and the
 //! one whose mean over the block's depth is that error.
+//!
+//! The same balance sets the control's default fewest iterations ([`Scene::min_iterations`]).
+//! Water at rest `D` deep carries a mean excess `dC/d(depth) · D / 2` at k iterations. When that
+//! is above the error asked for, every step that stops at the minimum leaves the weight's
+//! compression in place, and the next step that iterates on to the error must remove it: a
+//! long-wavelength pattern the Jacobi iterations reduce by well under 1% each, so that step runs
+//! to `max_iterations` and lifts the whole column. The velocity that lift leaves makes the next
+//! steps stop at the minimum again: a limit cycle (a 1 m column at dt 1 ms and a minimum of 5:
+//! the bottom swings between 993 and 1002.5 kg/m³, steps of 5 iterations and of 100). From the
+//! count at which the resting excess is within the error, steps stop on the error at the
+//! minimum and nothing rings (docs/results.md, stop 29).
 
-use super::{Scene, StartCompression};
+use super::{DEFAULT_MIN_ITERATIONS, Scene, StartCompression};
 use crate::sph::Kernels;
 use crate::sph::lattice::{gradient_moment, rest_lattice};
 use glam::Vec3A;
+
+/// The share of `max_density_error` the weight's compression may take at the default minimum
+/// count. At the whole error, steps near the threshold still iterate on now and then (a 2 m
+/// column at dt 1 ms: 18 iterations, the bottom between 1000.5 and 1001.8 kg/m³ with steps of
+/// 50-100 iterations among them); at 4/5 of it they stop at the minimum (23 iterations on
+/// average, 1001.0-1001.4 kg/m³).
+pub const RESTING_SHARE: f32 = 0.8;
 
 impl Scene {
     /// `dC / d(depth)` in 1/m at `min_iterations` (a fixed count: `pbf.iterations`): the density
     /// excess, as a fraction of ρ0, per metre below the surface of water at rest (module docs).
     pub fn hydrostatic_gradient(&self) -> f32 {
+        let iterations = match self.pbf.max_density_error {
+            None => self.pbf.iterations,
+            Some(_) => self.min_iterations(),
+        };
+        self.gradient_at(iterations)
+    }
+
+    /// `dC / d(depth)` at `iterations` iterations a step (module docs).
+    fn gradient_at(&self, iterations: u32) -> f32 {
         let k = Kernels::new(self.kernel_radius());
         let s = self.spacing();
         let (_, s0) = rest_lattice(&k, s, self.particles.rest_density);
         let m = gradient_moment(&k, s);
         let g = Vec3A::from_array(self.physics.gravity).length();
         let dt = self.time.dt;
-        let iterations = match self.pbf.max_density_error {
-            None => self.pbf.iterations,
-            Some(_) => self.pbf.min_iterations(),
+        g * dt * dt * s0 * (1.0 + self.pbf.relaxation)
+            / (iterations.max(1) as f32 * self.omega() * m)
+    }
+
+    /// The fewest iterations of a solve that stops on a density error: `pbf.min_iterations`, or
+    /// by default [`Self::resting_iterations`] but no fewer than [`DEFAULT_MIN_ITERATIONS`],
+    /// and at most `max_iterations` (module docs).
+    pub fn min_iterations(&self) -> u32 {
+        let q = &self.pbf;
+        q.min_iterations.unwrap_or_else(|| {
+            DEFAULT_MIN_ITERATIONS
+                .max(self.resting_iterations().unwrap_or(0))
+                .min(q.max_iterations)
+        })
+    }
+
+    /// The fewest iterations a step at which the deepest water at rest this scene can hold
+    /// ([`Self::resting_depth`]) carries a mean density excess of at most [`RESTING_SHARE`] of
+    /// `max_density_error` (module docs); `None` without error control, gravity or water.
+    pub fn resting_iterations(&self) -> Option<u32> {
+        let e = self.pbf.max_density_error? / 100.0;
+        let depth = self.resting_depth();
+        let need = self.gradient_at(1) * depth / (2.0 * RESTING_SHARE * e);
+        (need > 0.0 && need.is_finite()).then(|| need.ceil().min(u32::MAX as f32) as u32)
+    }
+
+    /// Error control that cannot hold water at rest calmly (module docs): a `min_iterations` set
+    /// below [`Self::resting_iterations`], or a `max_iterations` below it.
+    pub(super) fn iteration_warnings(&self) -> Vec<String> {
+        let (Some(e), Some(need)) = (self.pbf.max_density_error, self.resting_iterations()) else {
+            return Vec::new();
+        };
+        let (depth, max) = (self.resting_depth(), self.pbf.max_iterations);
+        let mut out = Vec::new();
+        if let Some(min) = self.pbf.min_iterations.filter(|&m| m < need.min(max)) {
+            out.push(format!(
+                "pbf.min_iterations = {min}: water at rest {depth:.2} m deep carries a mean \
+                 density excess of {:.3}% at {min} iterations a step, more than {:.0}% of \
+                 max_density_error = {e}%; steps that stop there leave the compression that the \
+                 next steps' long solves release, and the water can ring (unset, \
+                 min_iterations is {})",
+                100.0 * self.gradient_at(min) * depth / 2.0,
+                100.0 * RESTING_SHARE,
+                need.min(max).max(DEFAULT_MIN_ITERATIONS.min(max))
+            ));
         }
-        .max(1);
-        g * dt * dt * s0 * (1.0 + self.pbf.relaxation) / (iterations as f32 * self.omega() * m)
+        if need > max {
+            out.push(format!(
+                "pbf.max_iterations = {max}: water at rest {depth:.2} m deep needs about {need} \
+                 iterations a step to stay within max_density_error = {e}% at dt = {} s; its \
+                 steps will run {max} and stop above it (a smaller dt needs fewer: the count \
+                 goes as dt²)",
+                self.time.dt
+            ));
+        }
+        out
+    }
+
+    /// The depth of water at rest the scene can hold, in m along gravity: all its water (every
+    /// block within the tank, and every emitter's area × speed × open time) spread over the
+    /// tank's floor, at most the tank's height, when gravity is along an axis; 0 without
+    /// gravity or with gravity along no axis. A block taller than that collapses (a dam break's
+    /// column does not stay at rest), so it does not count; nor do obstacles, so water held up
+    /// by one (a reservoir behind a solid dam) is deeper than this.
+    pub fn resting_depth(&self) -> f32 {
+        let g = self.physics.gravity;
+        let mut axes = (0..3).filter(|&a| g[a] != 0.0);
+        let (Some(a), None) = (axes.next(), axes.next()) else {
+            return 0.0;
+        };
+        let (lo, hi) = (self.tank.min, self.tank.max);
+        let floor: f32 = (0..3).filter(|&b| b != a).map(|b| hi[b] - lo[b]).product();
+        let blocks: f32 = (self.fluid.iter())
+            .map(|b| {
+                (0..3)
+                    .map(|c| (b.max[c].min(hi[c]) - b.min[c].max(lo[c])).max(0.0))
+                    .product::<f32>()
+            })
+            .sum();
+        let inflow: f32 = (self.emitter.iter())
+            .map(|e| e.area() * e.speed * (e.end - e.start).max(0.0))
+            .sum();
+        ((blocks + inflow) / floor).min(hi[a] - lo[a])
     }
 
     /// The density excess (a fraction of ρ0) block `k` starts with at its lowest layer, or

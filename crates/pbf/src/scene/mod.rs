@@ -200,6 +200,7 @@ impl Scene {
             }
         }
         out.extend(self.inflow_warnings());
+        out.extend(self.iteration_warnings());
         out
     }
 

@@ -242,8 +242,9 @@ pub struct PbfParams {
     /// `iterations`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_density_error: Option<f32>,
-    /// With `max_density_error`: the fewest iterations (default [`DEFAULT_MIN_ITERATIONS`],
-    /// or `max_iterations` if fewer; see [`PbfParams::min_iterations`]).
+    /// With `max_density_error`: the fewest iterations (default: enough for the deepest water
+    /// at rest to be within the error, at least [`DEFAULT_MIN_ITERATIONS`], at most
+    /// `max_iterations`; see [`crate::scene::Scene::min_iterations`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_iterations: Option<u32>,
     /// With `max_density_error`: the most iterations (default 100).
@@ -267,22 +268,15 @@ pub struct PbfParams {
     pub xsph: f32,
 }
 
-/// The fewest iterations of a solve that stops on a density error, unless the scene says.
+/// The fewest iterations of a solve that stops on a density error, whatever the water's depth
+/// (the default minimum is this or the count at which water at rest carries at most the error
+/// asked for, whichever is more: [`crate::scene::Scene::min_iterations`]).
 ///
-/// SPlisHSPlasH stops at 2. Here, a 1 m column at `max_density_error = 0.1` then settles into a
-/// limit cycle: steps that stop after 2-4 iterations alternate with steps of 50 or more, and
-/// the bottom density swings between 998 and 1003.8 kg/m³; from 5 on it holds at
-/// 1001.5-1001.8 (docs/results.md, stop 27), for 13% more iterations in that column.
+/// SPlisHSPlasH stops at 2. Here, a 1 m column at `max_density_error = 0.1` and dt 2 ms then
+/// settles into a limit cycle: steps that stop after 2-4 iterations alternate with steps of 50
+/// or more, and the bottom density swings between 998 and 1003.8 kg/m³ (docs/results.md, stop
+/// 27).
 pub const DEFAULT_MIN_ITERATIONS: u32 = 5;
-
-impl PbfParams {
-    /// The fewest iterations of a solve that stops on a density error: `min_iterations`, or
-    /// [`DEFAULT_MIN_ITERATIONS`] but at most `max_iterations`.
-    pub fn min_iterations(&self) -> u32 {
-        self.min_iterations
-            .unwrap_or(DEFAULT_MIN_ITERATIONS.min(self.max_iterations))
-    }
-}
 
 impl Default for PbfParams {
     fn default() -> Self {
