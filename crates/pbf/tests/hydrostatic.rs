@@ -226,6 +226,10 @@ fn error_control_iterates_enough_to_hold_water_at_rest_within_the_error() {
             .any(|w| w.contains("min_iterations = 2"))
     );
     assert_eq!(at(&["pbf.max_iterations=20"]).min_iterations(), 20);
+    // Gravity off an axis: the floor across its largest component.
+    let tilted = at(&["physics.gravity=[1.5,-9.7,0.0]"]);
+    assert!((tilted.resting_depth() - 0.4).abs() < 1e-5);
+    assert!(tilted.min_iterations() > 5);
     // Without gravity nothing weighs: the plain default.
     assert_eq!(at(&["physics.gravity=[0,0,0]"]).min_iterations(), 5);
     // The same water in a tank twice as wide is half as deep.

@@ -121,18 +121,18 @@ impl Scene {
         out
     }
 
-    /// The depth of water at rest the scene can hold, in m along gravity: all its water (every
-    /// block within the tank, and every emitter's area × speed × open time) spread over the
-    /// tank's floor, at most the tank's height, when gravity is along an axis; 0 without
-    /// gravity or with gravity along no axis. A block taller than that collapses (a dam break's
-    /// column does not stay at rest), so it does not count; nor do obstacles, so water held up
-    /// by one (a reservoir behind a solid dam) is deeper than this.
+    /// The depth of water at rest the scene can hold, in m: all its water (every block within
+    /// the tank, and every emitter's area × speed × open time) spread over the tank's floor (the
+    /// face across gravity's largest component), at most the tank's height; 0 without gravity.
+    /// A block taller than that collapses (a dam break's column does not stay at rest), so it
+    /// does not count; nor do obstacles, so water held up by one (a reservoir behind a solid
+    /// dam) is deeper than this.
     pub fn resting_depth(&self) -> f32 {
         let g = self.physics.gravity;
-        let mut axes = (0..3).filter(|&a| g[a] != 0.0);
-        let (Some(a), None) = (axes.next(), axes.next()) else {
+        if g == [0.0; 3] {
             return 0.0;
-        };
+        }
+        let a = (0..3).fold(0, |a, b| if g[b].abs() > g[a].abs() { b } else { a });
         let (lo, hi) = (self.tank.min, self.tank.max);
         let floor: f32 = (0..3).filter(|&b| b != a).map(|b| hi[b] - lo[b]).product();
         let blocks: f32 = (self.fluid.iter())
