@@ -126,7 +126,8 @@ fn bottom_density(scene: &Scene) -> (f32, f32, f32, f64, u32, u32) {
 #[test]
 fn error_control_reaches_the_density_asked_for() {
     let rho0 = 1000.0;
-    let (fixed, ..) = bottom_density(&column(&[]));
+    let (fixed, _, _, _, lo, hi) = bottom_density(&column(&[]));
+    assert_eq!((lo, hi), (3, 3), "a fixed count is the count");
     let within = |x: f32| (x / rho0 - 1.0).abs() < 0.003;
     for dt in ["0.002", "0.001"] {
         let set_dt = format!("time.dt={dt}");

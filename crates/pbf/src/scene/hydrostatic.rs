@@ -71,12 +71,14 @@ impl Scene {
     /// by default [`Self::resting_iterations`] but no fewer than [`DEFAULT_MIN_ITERATIONS`],
     /// and at most `max_iterations` (module docs).
     pub fn min_iterations(&self) -> u32 {
-        let q = &self.pbf;
-        q.min_iterations.unwrap_or_else(|| {
-            DEFAULT_MIN_ITERATIONS
-                .max(self.resting_iterations().unwrap_or(0))
-                .min(q.max_iterations)
-        })
+        (self.pbf.min_iterations).unwrap_or_else(|| self.default_min_iterations())
+    }
+
+    /// [`Self::min_iterations`] when the scene does not set it.
+    fn default_min_iterations(&self) -> u32 {
+        DEFAULT_MIN_ITERATIONS
+            .max(self.resting_iterations().unwrap_or(0))
+            .min(self.pbf.max_iterations)
     }
 
     /// The fewest iterations a step at which the deepest water at rest this scene can hold
@@ -106,7 +108,7 @@ impl Scene {
                  min_iterations is {})",
                 100.0 * self.gradient_at(min) * depth / 2.0,
                 100.0 * RESTING_SHARE,
-                need.min(max).max(DEFAULT_MIN_ITERATIONS.min(max))
+                self.default_min_iterations()
             ));
         }
         if need > max {
