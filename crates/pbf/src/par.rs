@@ -20,6 +20,7 @@ pub struct Scratch {
     /// The smoothed velocity differences of the step's kinematics pass
     /// (`sph::kinematics`; stays empty when no force reads them).
     pub smoothing: Vec<Vec3A>,
+    pub eta: Vec<Vec3A>,
 }
 
 /// Particles per rayon task in the solver's loops.

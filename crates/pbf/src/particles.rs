@@ -17,6 +17,10 @@ pub struct Fluid {
     pub v: Vec<Vec3A>,
     /// Stable particle id (index at creation). State.
     pub id: Vec<u32>,
+    /// `(m/ρ) |ω|` of each particle at the end of the last step: what the next step's
+    /// vorticity confinement takes the gradient of (its η), so that sum needs no pass of its
+    /// own. State (0 until a step with vorticity confinement has run).
+    pub swirl: Vec<f32>,
     /// Density at the end of the step (kg/m³). Derived.
     pub density: Vec<f32>,
     /// Vorticity ω at the end of the step (1/s). Derived.
@@ -33,6 +37,7 @@ impl Fluid {
             x,
             v: vec![Vec3A::ZERO; n],
             id: (0..n as u32).collect(),
+            swirl: vec![0.0; n],
             density: vec![rest_density; n],
             vorticity: vec![Vec3A::ZERO; n],
             neighbors: vec![0; n],
@@ -49,6 +54,7 @@ impl Fluid {
         self.x.reserve_exact(additional);
         self.v.reserve_exact(additional);
         self.id.reserve_exact(additional);
+        self.swirl.reserve_exact(additional);
         self.density.reserve_exact(additional);
         self.vorticity.reserve_exact(additional);
         self.neighbors.reserve_exact(additional);
@@ -66,6 +72,7 @@ impl Fluid {
         self.x.extend_from_slice(x);
         self.v.extend(std::iter::repeat_n(v, x.len()));
         self.id.extend(first..first + x.len() as u32);
+        self.swirl.extend(std::iter::repeat_n(0.0, x.len()));
         self.density
             .extend(std::iter::repeat_n(rest_density, x.len()));
         self.vorticity
@@ -82,6 +89,7 @@ impl Fluid {
         self.x[to] = self.x[from];
         self.v[to] = self.v[from];
         self.id[to] = self.id[from];
+        self.swirl[to] = self.swirl[from];
         self.density[to] = self.density[from];
         self.vorticity[to] = self.vorticity[from];
         self.neighbors[to] = self.neighbors[from];
@@ -93,6 +101,7 @@ impl Fluid {
         self.x.push(x);
         self.v.push(v);
         self.id.push(id);
+        self.swirl.push(0.0);
         self.density.push(0.0);
         self.vorticity.push(Vec3A::ZERO);
         self.neighbors.push(0);
@@ -103,6 +112,7 @@ impl Fluid {
         self.x.truncate(n);
         self.v.truncate(n);
         self.id.truncate(n);
+        self.swirl.truncate(n);
         self.density.truncate(n);
         self.vorticity.truncate(n);
         self.neighbors.truncate(n);
@@ -110,13 +120,21 @@ impl Fluid {
 
     /// The state fields into the order `perm` gives (`new[slot] = old[perm[slot]]`), through the
     /// scratch buffers. Derived fields are recomputed every step, so they are not moved.
-    pub fn reorder(&mut self, perm: &[u32], tmp: &mut Vec<Vec3A>, tmp_u32: &mut Vec<u32>) {
+    pub fn reorder(
+        &mut self,
+        perm: &[u32],
+        tmp: &mut Vec<Vec3A>,
+        tmp_u32: &mut Vec<u32>,
+        tmp_f32: &mut Vec<f32>,
+    ) {
         for a in [&mut self.x, &mut self.v] {
             nsearch::gather(perm, a, tmp);
             std::mem::swap(a, tmp);
         }
         nsearch::gather(perm, &self.id, tmp_u32);
         std::mem::swap(&mut self.id, tmp_u32);
+        nsearch::gather(perm, &self.swirl, tmp_f32);
+        std::mem::swap(&mut self.swirl, tmp_f32);
     }
 
     /// Frame `index` at simulated time `time`: the positions and the point arrays, put back into

@@ -5,8 +5,10 @@
 //!
 //! The kinematics pass (with the densities, `ρ_i = Σ_j m W_ij` plus the walls'):
 //! `ω_i = (m/ρ_i) Σ_j (v_j − v_i) × ∇_{p_j} W_ij`, `s_i = (m/ρ_i) Σ_j (v_j − v_i) W_ij` (poly6).
-//! Vorticity confinement (Macklin & Müller 2013): `η_i = Σ_j (m/ρ_j) |ω_j| ∇_{p_i} W_ij`,
-//! `Δv_i = dt ε (η/|η| × ω_i)`. XSPH: `Δv_i = c s_i`. The step adds them in that order.
+//! Vorticity confinement (Macklin & Müller 2013): `η_i = Σ_j σ_j ∇_{p_i} W_ij` with the swirl
+//! `σ_j = (m/ρ_j) |ω_j|` of the last step (carried with the particles), `Δv_i = dt ε (η/|η| ×
+//! ω_i)`, and this step's swirl left for the next. XSPH: `Δv_i = c s_i`. The step adds them in
+//! that order.
 
 use glam::{DVec3, Vec3A};
 use nsearch::{CellSize, GridSpec, NeighborSearch, SearchMode};
@@ -56,8 +58,17 @@ fn searched_lattice(
     (ns, p)
 }
 
-/// The kinematics pass on `p`, `v` (mass `m`, `wall[i]` added to each density) as the step
-/// runs it: (density, vv, curl, smoothing).
+/// What the kinematics pass writes: density, vv, curl, smoothing, η.
+type Sums = (
+    Vec<f32>,
+    Vec<glam::Vec4>,
+    Vec<Vec3A>,
+    Vec<Vec3A>,
+    Vec<Vec3A>,
+);
+
+/// The kinematics pass on `p`, `v` (mass `m`, `wall[i]` added to each density, η the gradient
+/// of `swirl`) as the step runs it.
 fn kinematics_of(
     ns: &NeighborSearch,
     p: &[Vec3A],
@@ -65,10 +76,12 @@ fn kinematics_of(
     kernels: &Kernels,
     m: f32,
     wall: &[f32],
-) -> (Vec<f32>, Vec<glam::Vec4>, Vec<Vec3A>, Vec<Vec3A>) {
+    swirl: &[f32],
+) -> Sums {
     let n = p.len();
     let (mut rho, mut vv) = (vec![0.0; n], vec![glam::Vec4::ZERO; n]);
     let (mut curl, mut smooth) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
+    let mut eta = vec![Vec3A::ZERO; n];
     kinematics(
         &KinematicsIn {
             lists: ns.lists(),
@@ -77,19 +90,22 @@ fn kinematics_of(
             kernels,
             mass: m,
             wall: &|i| wall[i],
+            swirl,
         },
         Needs {
             curl: true,
             smoothing: true,
+            swirl: true,
         },
         KinematicsOut {
             density: &mut rho,
             vv: &mut vv,
             curl: &mut curl,
             smoothing: &mut smooth,
+            eta: &mut eta,
         },
     );
-    (rho, vv, curl, smooth)
+    (rho, vv, curl, smooth, eta)
 }
 
 /// `n` velocities with components uniform in (−1, 1) (z zero unless `with_z`).
@@ -117,16 +133,19 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
     let v = random_velocities(&mut rng, n, true);
     // What walls would add to each density.
     let wall: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..300.0)).collect();
+    // The last step's swirl.
+    let last: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..1e-3)).collect();
     let (dt, eps, c, m) = (0.004f32, 0.5f32, 0.3f32, 0.008f32);
 
     let kernels = Kernels::new(h);
-    let (rho, vv, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, m, &wall);
+    let (rho, vv, curl, smoothing, eta) = kinematics_of(&ns, &p, &v, &kernels, m, &wall, &last);
     let input = ForceInput {
         lists: ns.lists(),
         kernels: &kernels,
         p: &p,
         vv: &vv,
         smoothing: &smoothing,
+        eta: &eta,
         dt,
         mass: m,
         rest_density: 1000.0,
@@ -135,12 +154,14 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
     let mut fluid = Fluid::at_rest(p.clone(), 1000.0);
     fluid.v = v.clone();
     fluid.vorticity = curl;
+    fluid.swirl = last.clone();
     let mut forces = (VorticityConfinement::new(eps), Xsph::new(c));
     assert_eq!(
         forces.needs(),
         Needs {
             curl: true,
-            smoothing: true
+            smoothing: true,
+            swirl: true,
         }
     );
     forces.prepare(&input, &mut fluid);
@@ -181,8 +202,15 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
         assert!((vv[i].w as f64 - md / rhod[i]).abs() <= 1e-5 * md / rhod[i]);
         assert_eq!(Vec3A::from(vv[i].truncate()), v[i]);
         let eta = near(i).fold(DVec3::ZERO, |acc, j| {
-            acc + (md / rhod[j]) * omega[j].length() * spiky_grad(hd, pd[i] - pd[j])
+            acc + last[j] as f64 * spiky_grad(hd, pd[i] - pd[j])
         });
+        // This step's swirl, left for the next.
+        let next = md / rhod[i] * omega[i].length();
+        assert!(
+            (fluid.swirl[i] as f64 - next).abs() <= 1e-4 * next.max(1e-6),
+            "particle {i}: swirl {} against {next}",
+            fluid.swirl[i]
+        );
         let dv_vort = if eta.length() > 1e-12 {
             dt as f64 * eps as f64 * eta.normalize().cross(omega[i])
         } else {
@@ -226,9 +254,10 @@ fn the_curl_of_a_rigid_rotation_is_twice_its_angular_velocity() {
     let center = p.iter().fold(Vec3A::ZERO, |a, &q| a + q) / n as f32;
     let omega = Vec3A::new(0.3, -1.2, 0.7);
     let v: Vec<Vec3A> = p.iter().map(|&q| omega.cross(q - center)).collect();
-    let (_, _, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, m, &vec![0.0; n]);
+    let zero = vec![0.0; n];
+    let (_, _, curl, smoothing, _) = kinematics_of(&ns, &p, &v, &kernels, m, &zero, &zero);
     let uniform = vec![Vec3A::new(1.0, -2.0, 0.5); n];
-    let (_, _, curl0, smooth0) = kinematics_of(&ns, &p, &uniform, &kernels, m, &vec![0.0; n]);
+    let (_, _, curl0, smooth0, _) = kinematics_of(&ns, &p, &uniform, &kernels, m, &zero, &zero);
     let mut inside = 0;
     for i in 0..n {
         assert!(curl0[i].length() <= 1e-6 && smooth0[i].length() <= 1e-6);
@@ -266,6 +295,7 @@ fn no_forces_leave_velocities_unchanged() {
         p: &p,
         vv: &vv,
         smoothing: &[],
+        eta: &[],
         dt: 0.01,
         mass: 0.008,
         rest_density: 1000.0,
@@ -314,6 +344,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
         p: &p,
         vv: &vv,
         smoothing: &[],
+        eta: &[],
         dt,
         mass: m,
         rest_density: rho0,
@@ -383,13 +414,15 @@ fn vorticity_off_leaves_xsph_alone_and_still_gives_omega() {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(8);
     let v = random_velocities(&mut rng, n, false);
     let kernels = Kernels::new(h);
-    let (_, vv, curl, smoothing) = kinematics_of(&ns, &p, &v, &kernels, 0.008, &vec![0.0; n]);
+    let zero = vec![0.0; n];
+    let (_, vv, curl, smoothing, eta) = kinematics_of(&ns, &p, &v, &kernels, 0.008, &zero, &zero);
     let input = ForceInput {
         lists: ns.lists(),
         kernels: &kernels,
         p: &p,
         vv: &vv,
         smoothing: &smoothing,
+        eta: &eta,
         dt: 0.004,
         mass: 0.008,
         rest_density: 1000.0,
@@ -412,4 +445,8 @@ fn vorticity_off_leaves_xsph_alone_and_still_gives_omega() {
     }
     assert!(curl.iter().any(|w| w.length() > 1.0));
     assert_eq!(fluid.vorticity, curl);
+    assert!(
+        fluid.swirl.iter().all(|&s| s == 0.0),
+        "no swirl is kept when the confinement is off"
+    );
 }

@@ -5,8 +5,9 @@
 //!
 //! Layout (little-endian): the magic `PBFSTATE`, the format version (u32), the header's length
 //! (u64) and the header (JSON: scene name and key, step, time, inflow, run bookkeeping), the
-//! particle count n (u64), positions (n × 3 f32), velocities (n × 3 f32), ids (n u32), and a
-//! CRC-32 of every byte before it. Floats are stored bit for bit (the header's f64 time as its bits). A file that is short, has another magic or version, or
+//! particle count n (u64), positions (n × 3 f32), velocities (n × 3 f32), ids (n u32), the
+//! vorticity confinement's swirl of the last step (n f32; version 2 on, a version 1 file reads
+//! as zeros), and a CRC-32 of every byte before it. Floats are stored bit for bit (the header's f64 time as its bits). A file that is short, has another magic or version, or
 //! whose checksum does not match is refused.
 
 use super::{Checkpoint, RunState, SolverState};
@@ -17,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"PBFSTATE";
 /// The format version this code writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// The oldest version this code reads (version 1 has no swirl: it reads as zeros).
+const OLDEST: u32 = 1;
 
 /// Why a checkpoint cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +33,9 @@ pub enum CheckpointError {
     },
     #[error("{path}: not a pbf checkpoint")]
     NotACheckpoint { path: PathBuf },
-    #[error("{path}: checkpoint format version {found}, this pbf reads version {VERSION}")]
+    #[error(
+        "{path}: checkpoint format version {found}, this pbf reads versions {OLDEST} to {VERSION}"
+    )]
     Version { path: PathBuf, found: u32 },
     #[error("{path}: the checkpoint is truncated ({len} bytes; its header says {want})")]
     Truncated { path: PathBuf, len: u64, want: u64 },
@@ -101,7 +106,7 @@ pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
     };
     let json = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
     let n = s.x.len();
-    let mut bytes = Vec::with_capacity(8 + 4 + 8 + json.len() + 8 + n * 28 + 4);
+    let mut bytes = Vec::with_capacity(8 + 4 + 8 + json.len() + 8 + n * 32 + 4);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
     bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
@@ -116,6 +121,9 @@ pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
     }
     for id in &s.id {
         bytes.extend_from_slice(&id.to_le_bytes());
+    }
+    for w in &s.swirl {
+        bytes.extend_from_slice(&w.to_le_bytes());
     }
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
@@ -151,7 +159,7 @@ pub fn read(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let u32_at = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap());
     let u64_at = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().unwrap());
     let version = u32_at(8);
-    if version != VERSION {
+    if !(OLDEST..=VERSION).contains(&version) {
         return Err(CheckpointError::Version {
             path: p(),
             found: version,
@@ -173,7 +181,7 @@ pub fn read(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let n = u64_at(body as usize);
     let want = body
         .saturating_add(8)
-        .saturating_add(n.saturating_mul(28))
+        .saturating_add(n.saturating_mul(if version >= 2 { 32 } else { 28 }))
         .saturating_add(4);
     if len != want {
         return Err(truncated(want));
@@ -203,6 +211,11 @@ pub fn read(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let x = vec3(start);
     let v = vec3(start + 12 * n);
     let id = (0..n).map(|i| u32_at(start + 24 * n + 4 * i)).collect();
+    let swirl = if version >= 2 {
+        (0..n).map(|i| f32_at(start + 28 * n + 4 * i)).collect()
+    } else {
+        vec![0.0; n]
+    };
     Ok(Checkpoint {
         scene_name: header.scene_name,
         scene_key: header.scene_key,
@@ -212,6 +225,7 @@ pub fn read(path: &Path) -> Result<Checkpoint, CheckpointError> {
             x,
             v,
             id,
+            swirl,
             inflow: header.inflow,
         },
         run: header.run,
@@ -239,6 +253,7 @@ mod tests {
                     .map(|k| std::array::from_fn(|a| -f(k, a + 3)))
                     .collect(),
                 id: (0..n as u32).rev().collect(),
+                swirl: (0..n).map(|k| f(k, 6).abs() * 1e-3).collect(),
                 inflow: Some(InflowState {
                     progress: vec![3, 1],
                     added: 77,
@@ -297,6 +312,32 @@ mod tests {
             latest_checkpoint(dir.path()).unwrap(),
             dir.path().join(checkpoint_name(30))
         );
+    }
+
+    #[test]
+    fn a_version_1_file_reads_with_no_swirl() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = sample(10);
+        let path = write(dir.path(), &c).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        // Version 1: the same bytes without the swirl array, the checksum taken again.
+        let n = c.solver.x.len();
+        let swirl_at = bytes.len() - 4 - 4 * n;
+        let mut old = bytes[..swirl_at].to_vec();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let crc = crc32fast::hash(&old);
+        old.extend_from_slice(&crc.to_le_bytes());
+        let v1 = dir.path().join("v1.pbfck");
+        std::fs::write(&v1, &old).unwrap();
+        let back = read(&v1).unwrap();
+        assert_eq!(back.solver.x, c.solver.x);
+        assert_eq!(back.solver.id, c.solver.id);
+        assert_eq!(back.solver.swirl, vec![0.0; n]);
+        // A version from the future is refused by name.
+        old[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+        std::fs::write(&v1, &old).unwrap();
+        let e = read(&v1).unwrap_err().to_string();
+        assert!(e.contains("version 3"), "{e}");
     }
 
     #[test]

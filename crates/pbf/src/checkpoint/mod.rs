@@ -34,6 +34,8 @@ pub struct SolverState {
     pub x: Vec<[f32; 3]>,
     pub v: Vec<[f32; 3]>,
     pub id: Vec<u32>,
+    /// Each particle's `(m/ρ) |ω|` of the last step (see `Fluid::swirl`).
+    pub swirl: Vec<f32>,
     pub inflow: Option<InflowState>,
 }
 

@@ -38,9 +38,11 @@ struct Moving {
     v: [f32; 3],
     p: [f32; 3],
     id: u32,
+    swirl: f32,
+    pad: u32,
     key: u64,
 }
-// 48 bytes, no padding (9 f32 + u32 = 40, then an 8-aligned u64).
+// 56 bytes, no implicit padding (10 f32 + 2 u32 = 48, then an 8-aligned u64).
 unsafe impl Plain for Moving {}
 
 /// The communicator, used only by the thread that runs the step.
@@ -108,6 +110,7 @@ struct Staged {
     x: Vec<Vec3A>,
     v: Vec<Vec3A>,
     id: Vec<u32>,
+    swirl: Vec<f32>,
     p: Vec<Vec3A>,
     keys: Vec<u64>,
     /// The slab-axis plane of each.
@@ -119,6 +122,7 @@ impl Staged {
         self.x.clear();
         self.v.clear();
         self.id.clear();
+        self.swirl.clear();
         self.p.clear();
         self.keys.clear();
         self.planes.clear();
@@ -305,6 +309,8 @@ fn moving(f: &Fluid, p: &[Vec3A], key: u64, i: usize) -> Moving {
         v: f.v[i].to_array(),
         p: p[i].to_array(),
         id: f.id[i],
+        swirl: f.swirl[i],
+        pad: 0,
         key,
     }
 }
@@ -312,6 +318,7 @@ fn moving(f: &Fluid, p: &[Vec3A], key: u64, i: usize) -> Moving {
 /// Append `m` to the held arrays.
 fn push(f: &mut Fluid, p: &mut Vec<Vec3A>, keys: &mut Vec<u64>, m: &Moving) {
     f.push(Vec3A::from_array(m.x), Vec3A::from_array(m.v), m.id);
+    *f.swirl.last_mut().expect("just pushed") = m.swirl;
     p.push(Vec3A::from_array(m.p));
     keys.push(m.key);
 }
@@ -389,6 +396,7 @@ impl Halo for MpiHalo {
             x,
             v,
             id,
+            swirl,
             p: pp,
             keys,
             planes,
@@ -402,6 +410,7 @@ impl Halo for MpiHalo {
                 x.push(f.x[i]);
                 v.push(f.v[i]);
                 id.push(f.id[i]);
+                swirl.push(f.swirl[i]);
                 pp.push(p[i]);
                 keys.push(s.keys[i]);
                 planes.push(s.planes[i]);
@@ -411,6 +420,7 @@ impl Halo for MpiHalo {
                 x.push(Vec3A::from_array(m.x));
                 v.push(Vec3A::from_array(m.v));
                 id.push(m.id);
+                swirl.push(m.swirl);
                 pp.push(Vec3A::from_array(m.p));
                 keys.push(m.key);
                 planes.push(plane(Vec3A::from_array(m.p)) as u32);
@@ -431,6 +441,8 @@ impl Halo for MpiHalo {
                 v: v[i].to_array(),
                 p: pp[i].to_array(),
                 id: id[i],
+                swirl: swirl[i],
+                pad: 0,
                 key: keys[i],
             };
             if self.rank > 0 && z < slab.start + self.reach {
@@ -460,6 +472,7 @@ impl Halo for MpiHalo {
         }
         for i in 0..owned {
             f.push(x[i], v[i], id[i]);
+            *f.swirl.last_mut().expect("just pushed") = swirl[i];
         }
         p.extend_from_slice(pp);
         s.keys.extend_from_slice(keys);

@@ -52,7 +52,7 @@ struct Saved {
     x: [f32; 3],
     v: [f32; 3],
     id: u32,
-    pad: u32,
+    swirl: f32,
 }
 unsafe impl super::Plain for Saved {}
 
@@ -177,7 +177,7 @@ impl Output {
                 x: f.x[i].to_array(),
                 v: f.v[i].to_array(),
                 id: f.id[i],
-                pad: 0,
+                swirl: f.swirl[i],
             })
             .collect();
         let Some(mut all) = gather(halo, &rows)? else {
@@ -196,6 +196,7 @@ impl Output {
                 x: all.iter().map(|r| r.x).collect(),
                 v: all.iter().map(|r| r.v).collect(),
                 id: all.iter().map(|r| r.id).collect(),
+                swirl: all.iter().map(|r| r.swirl).collect(),
                 ..state
             },
             run: RunState {

@@ -202,6 +202,7 @@ pub fn own_part(
             );
             own.v = kept.iter().map(|&i| all.v[i]).collect();
             own.id = kept.iter().map(|&i| all.id[i]).collect();
+            own.swirl = kept.iter().map(|&i| all.swirl[i]).collect();
             solver.fluid = own;
             (solver, kept.iter().map(|&i| i as u64).collect())
         }

@@ -40,6 +40,8 @@ pub struct ForceInput<'a> {
     /// Each particle's smoothed velocity difference `(1/ρ_i) Σ_j m (v_j − v_i) W_ij`
     /// (`sph::kinematics`; empty unless a force needs it).
     pub smoothing: &'a [Vec3A],
+    /// η of the vorticity confinement (the kinematics pass's; empty unless asked for).
+    pub eta: &'a [Vec3A],
     pub dt: f32,
     /// Particle mass and rest density.
     pub mass: f32,

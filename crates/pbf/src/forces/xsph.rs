@@ -32,6 +32,7 @@ impl NonPressureForce for Xsph {
         Needs {
             curl: false,
             smoothing: self.c != 0.0,
+            swirl: false,
         }
     }
 

@@ -142,6 +142,7 @@ pub struct Solver {
     /// the new velocities (`v3`).
     scratch: Scratch,
     tmp_u32: Vec<u32>,
+    tmp_f32: Vec<f32>,
 }
 
 impl Solver {
@@ -193,6 +194,7 @@ impl Solver {
             p: Vec::new(),
             scratch: Scratch::default(),
             tmp_u32: Vec::new(),
+            tmp_f32: Vec::new(),
         }
     }
 
@@ -352,11 +354,12 @@ impl Solver {
         let tmp = &mut self.scratch.v3;
         nsearch::gather(perm, &self.p, tmp);
         std::mem::swap(&mut self.p, tmp);
-        self.fluid.reorder(perm, tmp, &mut self.tmp_u32);
+        self.fluid
+            .reorder(perm, tmp, &mut self.tmp_u32, &mut self.tmp_f32);
         self.halo.sorted(perm, &self.p);
     }
 
-    /// Put x, v and id back into the order before this step's reorder (the only change an
+    /// Put x, v, id and swirl back into the order before this step's reorder (the only change an
     /// abandoned step made to them): `old[perm[slot]] = new[slot]`.
     fn undo_reorder(&mut self) {
         let perm = self.search.grid().permutation();
@@ -375,6 +378,11 @@ impl Solver {
             self.tmp_u32[old as usize] = f.id[slot];
         }
         std::mem::swap(&mut f.id, &mut self.tmp_u32);
+        self.tmp_f32.resize(n, 0.0);
+        for (slot, &old) in perm.iter().enumerate() {
+            self.tmp_f32[old as usize] = f.swirl[slot];
+        }
+        std::mem::swap(&mut f.swirl, &mut self.tmp_f32);
     }
 
     fn finish_step(&mut self) {
@@ -418,6 +426,7 @@ impl Solver {
             x: f.x.iter().map(|p| p.to_array()).collect(),
             v: f.v.iter().map(|p| p.to_array()).collect(),
             id: f.id.clone(),
+            swirl: f.swirl.clone(),
             inflow: self.inflow.as_ref().map(|i| i.state()),
         }
     }
@@ -427,7 +436,7 @@ impl Solver {
     /// this scene (another inflow, or more particles than the scene can hold).
     pub fn restore(&mut self, state: &crate::checkpoint::SolverState) -> Result<(), String> {
         let n = state.x.len();
-        if state.v.len() != n || state.id.len() != n {
+        if state.v.len() != n || state.id.len() != n || state.swirl.len() != n {
             return Err("the checkpoint's particle fields differ in length".into());
         }
         let most = self.capacity();
@@ -453,6 +462,7 @@ impl Solver {
         f.x = state.x.iter().map(|&p| Vec3A::from_array(p)).collect();
         f.v = state.v.iter().map(|&p| Vec3A::from_array(p)).collect();
         f.id = state.id.clone();
+        f.swirl = state.swirl.clone();
         // Derived fields: recomputed by the next step before anything reads them.
         f.density = vec![rho0; n];
         f.vorticity = vec![Vec3A::ZERO; n];
@@ -546,6 +556,9 @@ impl Solver {
         if needs.smoothing {
             scratch.smoothing.resize(n, Vec3A::ZERO);
         }
+        if needs.swirl {
+            scratch.eta.resize(n, Vec3A::ZERO);
+        }
         kinematics(
             &KinematicsIn {
                 lists,
@@ -554,6 +567,7 @@ impl Solver {
                 kernels: &k,
                 mass: m,
                 wall: &|i| colliders.density(i, p[i], solid).0,
+                swirl: &f.swirl,
             },
             needs,
             KinematicsOut {
@@ -561,6 +575,7 @@ impl Solver {
                 vv: &mut scratch.v4,
                 curl: &mut f.vorticity,
                 smoothing: &mut scratch.smoothing,
+                eta: &mut scratch.eta,
             },
         );
         refresh(&*self.halo, &mut f.density);
@@ -574,6 +589,7 @@ impl Solver {
             p,
             vv: &scratch.v4,
             smoothing: &scratch.smoothing,
+            eta: &scratch.eta,
             dt,
             mass: m,
             rest_density: self.rho0,

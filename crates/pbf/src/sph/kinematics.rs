@@ -10,7 +10,9 @@
 //! - the volume `m / ρ_i`, stored with the velocity (`vv`: one load per neighbor for both);
 //! - if asked, the curl `ω_i = (1/ρ_i) Σ_j m (v_j − v_i) × ∇_{p_j} W_ij` (spiky gradient);
 //! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (poly6):
-//!   the pull toward the neighbors' average that XSPH scales by its coefficient.
+//!   the pull toward the neighbors' average that XSPH scales by its coefficient;
+//! - if asked, the gradient `η_i = Σ_j σ_j ∇_{p_i} W_ij` of a per-particle scalar σ given
+//!   (spiky gradient; the vorticity confinement's, with σ its swirl of the last step).
 //!
 //! Both sums divide by the particle's own density (the SPH difference estimates of Monaghan
 //! 1992, `∇×v_i ≈ (1/ρ_i) Σ_j m_j (v_j − v_i) × ∇_{p_j} W`) rather than weighting each neighbor by
@@ -33,12 +35,15 @@ pub struct Needs {
     pub curl: bool,
     /// The smoothed velocity difference s.
     pub smoothing: bool,
+    /// The gradient η of the swirl given ([`KinematicsIn::swirl`]); implies the curl.
+    pub swirl: bool,
 }
 
 impl Needs {
     pub const NONE: Needs = Needs {
         curl: false,
         smoothing: false,
+        swirl: false,
     };
 
     /// What either reads.
@@ -46,11 +51,12 @@ impl Needs {
         Needs {
             curl: self.curl || other.curl,
             smoothing: self.smoothing || other.smoothing,
+            swirl: self.swirl || other.swirl,
         }
     }
 }
 
-/// Where the pass writes, one slot per particle: `curl` and `smoothing` are written only when
+/// Where the pass writes, one slot per particle: `curl`, `smoothing` and `eta` are written only when
 /// [`Needs`] asks for them (and may then be empty otherwise).
 pub struct KinematicsOut<'a> {
     pub density: &'a mut [f32],
@@ -58,6 +64,8 @@ pub struct KinematicsOut<'a> {
     pub vv: &'a mut [Vec4],
     pub curl: &'a mut [Vec3A],
     pub smoothing: &'a mut [Vec3A],
+    /// `η_i` (written when [`Needs::swirl`] asks for it).
+    pub eta: &'a mut [Vec3A],
 }
 
 /// What the pass reads: the step's neighbor lists, the corrected positions `p`, the velocities
@@ -69,21 +77,28 @@ pub struct KinematicsIn<'a> {
     pub kernels: &'a Kernels,
     pub mass: f32,
     pub wall: &'a (dyn Fn(usize) -> f32 + Sync),
+    /// The scalar σ whose gradient η is (read when [`Needs::swirl`] asks for η).
+    pub swirl: &'a [f32],
 }
 
 /// Every particle's density, volume and the sums `needs` asks for (see the module docs). A
 /// gather: each particle writes only its own slots.
 pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
-    match (needs.curl, needs.smoothing) {
-        (false, false) => pass::<false, false>(input, out),
-        (true, false) => pass::<true, false>(input, out),
-        (false, true) => pass::<false, true>(input, out),
-        (true, true) => pass::<true, true>(input, out),
+    match (needs.curl, needs.smoothing, needs.swirl) {
+        (false, false, false) => pass::<false, false, false>(input, out),
+        (true, false, false) => pass::<true, false, false>(input, out),
+        (false, true, false) => pass::<false, true, false>(input, out),
+        (true, true, false) => pass::<true, true, false>(input, out),
+        (_, false, true) => pass::<true, false, true>(input, out),
+        (_, true, true) => pass::<true, true, true>(input, out),
     }
 }
 
 /// [`kinematics`] compiled for one choice of sums.
-fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: KinematicsOut) {
+fn pass<const CURL: bool, const SMOOTH: bool, const ETA: bool>(
+    input: &KinematicsIn,
+    out: KinematicsOut,
+) {
     let KinematicsIn {
         lists,
         p,
@@ -91,6 +106,7 @@ fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: Kinemat
         kernels: k,
         mass,
         wall,
+        swirl,
     } = *input;
     let n = p.len();
     let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
@@ -98,7 +114,14 @@ fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: Kinemat
     assert!(!CURL || out.curl.len() == n);
     assert!(!SMOOTH || out.smoothing.len() == n);
     // Chunks of the optional outputs (a single empty chunk each when not written).
-    let (mut no_curl, mut no_smooth) = (Vec::new(), Vec::new());
+    let (mut no_curl, mut no_smooth, mut no_eta) = (Vec::new(), Vec::new(), Vec::new());
+    let eta_chunks: Vec<&mut [Vec3A]> = if ETA {
+        assert!(out.eta.len() == n && swirl.len() == n);
+        out.eta.chunks_mut(CHUNK).collect()
+    } else {
+        no_eta.resize_with(n.div_ceil(CHUNK), || &mut [][..]);
+        no_eta
+    };
     let curl_chunks: Vec<&mut [Vec3A]> = if CURL {
         out.curl.chunks_mut(CHUNK).collect()
     } else {
@@ -116,13 +139,15 @@ fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: Kinemat
         .zip(out.vv.par_chunks_mut(CHUNK))
         .zip(curl_chunks.into_par_iter())
         .zip(smooth_chunks.into_par_iter())
+        .zip(eta_chunks.into_par_iter())
         .enumerate()
-        .for_each(|(b, (((rho, vv), curl), smooth))| {
+        .for_each(|(b, ((((rho, vv), curl), smooth), eta))| {
             for o in 0..rho.len() {
                 let i = b * CHUNK + o;
                 let vi = v[i];
                 let z = f32x8::ZERO;
                 let (mut w, mut cx, mut cy, mut cz, mut sx, mut sy, mut sz) = (z, z, z, z, z, z, z);
+                let (mut ex, mut ey, mut ez) = (z, z, z);
                 for c in chunks(lists.neighbors(i), i, p) {
                     let d3 = c.poly6(k.h2);
                     w += d3;
@@ -134,6 +159,12 @@ fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: Kinemat
                             cx += g * (c.y * dz - c.z * dy);
                             cy += g * (c.z * dx - c.x * dz);
                             cz += g * (c.x * dy - c.y * dx);
+                            if ETA {
+                                let e = g * c.gather_scalar(swirl);
+                                ex += e * c.x;
+                                ey += e * c.y;
+                                ez += e * c.z;
+                            }
                         }
                         if SMOOTH {
                             sx += d3 * dx;
@@ -151,6 +182,9 @@ fn pass<const CURL: bool, const SMOOTH: bool>(input: &KinematicsIn, out: Kinemat
                 }
                 if SMOOTH {
                     smooth[o] = (vol * c6) * super::sums::vec3(sx, sy, sz);
+                }
+                if ETA {
+                    eta[o] = cg * super::sums::vec3(ex, ey, ez);
                 }
             }
         });
