@@ -7,9 +7,10 @@
 //! costs no neighbor walk of its own: η takes the gradient of the *last* step's `(m/ρ_j) |ω_j|`
 //! (the fluid's `swirl`, carried with the particles), at this step's positions, since this
 //! step's ω of every neighbor is known only after that pass. Where the confinement points
-//! (`N`) lags one step; what it turns (`ω_i`) does not. A separate η pass cost about 10% of a
-//! paper-scale step (docs/results.md); the first step, and a particle just added, has no swirl
-//! to take the gradient of yet.
+//! (`N`) lags one step; what it turns (`ω_i`) does not. That keeps about 80% of the
+//! confinement's effect on the mean vorticity (the particle-scale part of ∇|ω| decorrelates in a
+//! step), and saves a separate η pass, about 10% of a paper-scale step (docs/results.md). The
+//! first step, and a particle just added, has no swirl to take the gradient of yet.
 //!
 //! Owns: [`VorticityConfinement`]; writes the fluid's `swirl` for the next step and reads the
 //! output field `vorticity` (ω) and η the kinematics pass writes. Does not touch: other forces
