@@ -364,25 +364,11 @@ impl Solver {
     fn undo_reorder(&mut self) {
         let perm = self.search.grid().permutation();
         let f = &mut self.fluid;
-        let n = f.len();
         let tmp = &mut self.scratch.v3;
-        for a in [&mut f.x, &mut f.v] {
-            tmp.resize(n, Vec3A::ZERO);
-            for (slot, &old) in perm.iter().enumerate() {
-                tmp[old as usize] = a[slot];
-            }
-            std::mem::swap(a, tmp);
-        }
-        self.tmp_u32.resize(n, 0);
-        for (slot, &old) in perm.iter().enumerate() {
-            self.tmp_u32[old as usize] = f.id[slot];
-        }
-        std::mem::swap(&mut f.id, &mut self.tmp_u32);
-        self.tmp_f32.resize(n, 0.0);
-        for (slot, &old) in perm.iter().enumerate() {
-            self.tmp_f32[old as usize] = f.swirl[slot];
-        }
-        std::mem::swap(&mut f.swirl, &mut self.tmp_f32);
+        scatter_back(perm, &mut f.x, tmp);
+        scatter_back(perm, &mut f.v, tmp);
+        scatter_back(perm, &mut f.id, &mut self.tmp_u32);
+        scatter_back(perm, &mut f.swirl, &mut self.tmp_f32);
     }
 
     fn finish_step(&mut self) {
@@ -623,6 +609,17 @@ impl Solver {
             forces,
         }
     }
+}
+
+/// `a` back into the order before the permutation `perm` (`old[perm[slot]] = new[slot]`),
+/// through `tmp`: the inverse of `nsearch::gather`.
+fn scatter_back<T: Copy + Default>(perm: &[u32], a: &mut Vec<T>, tmp: &mut Vec<T>) {
+    tmp.clear();
+    tmp.resize(a.len(), T::default());
+    for (slot, &old) in perm.iter().enumerate() {
+        tmp[old as usize] = a[slot];
+    }
+    std::mem::swap(a, tmp);
 }
 
 /// What the behavior phase of a step did.
