@@ -29,7 +29,8 @@ use wide::f32x8;
 /// Akinci et al. 2013 surface tension of strength `gamma`.
 pub struct SurfaceTension {
     gamma: f32,
-    /// `n_i` (w unused), read by the pair term of every neighbor.
+    /// `n_i`, with the volume `m / ρ_i` in w (the pair term reads both of a neighbor in one
+    /// load).
     normals: Vec<Vec4>,
     /// Wall-clock time of the normals pass since the last `take_time`, ns.
     spent_ns: AtomicU64,
@@ -60,7 +61,8 @@ impl NonPressureForce for SurfaceTension {
         "surface tension (Akinci 2013)"
     }
 
-    /// The normals `n_i = h Σ_j vol_j ∇W_ij`: one more neighbor pass.
+    /// The normals `n_i = h Σ_j vol_j ∇W_ij`, each with its particle's volume: one more neighbor
+    /// pass.
     fn prepare(&mut self, input: &ForceInput, _: &mut Fluid) {
         let t = std::time::Instant::now();
         let (lists, p, vv, k) = (input.lists, input.p, input.vv, input.kernels);
@@ -76,7 +78,7 @@ impl NonPressureForce for SurfaceTension {
                 ny += g * c.y;
                 nz += g * c.z;
             }
-            (scale * crate::sph::sums::vec3(nx, ny, nz)).extend(0.0)
+            (scale * crate::sph::sums::vec3(nx, ny, nz)).extend(vv[i].w)
         });
         crate::distributed::refresh(input.halo, &mut self.normals);
         self.spent_ns
@@ -92,15 +94,14 @@ impl NonPressureForce for SurfaceTension {
         let r = c.r2.sqrt();
         // Self and padding lanes: no pair (r = 0 or mask 0).
         let pair = c.r2.simd_gt(f32x8::ZERO).select(c.mask, f32x8::ZERO);
-        let vol_j = c.gather_diff_w(input.vv, Vec3A::ZERO).3;
-        let rho_i = m / input.vv[i].w;
+        let ni = self.normals[i];
+        let (dnx, dny, dnz, vol_j) = c.gather_diff_w(&self.normals, ni.truncate().into());
+        let rho_i = m / ni.w;
         let rho_j = f32x8::splat(m) / vol_j;
         let kij = f32x8::splat(2.0 * rho0) / (f32x8::splat(rho_i) + rho_j) * pair;
         let coef = 32.0 / (std::f32::consts::PI * h.powi(9));
         let safe_r = pair.simd_gt(f32x8::ZERO).select(r, f32x8::ONE);
         let coh = f32x8::splat(m * coef) * Self::spline(r, h) / safe_r;
-        let ni = self.normals[i];
-        let (dnx, dny, dnz, _) = c.gather_diff_w(&self.normals, ni.truncate().into());
         // n_i − n_j = −(n_j − n_i).
         sum.x += kij * (coh * c.x - dnx);
         sum.y += kij * (coh * c.y - dny);
