@@ -20,6 +20,8 @@ pub struct Scratch {
     /// The smoothed velocity differences of the step's kinematics pass
     /// (`sph::kinematics`; stays empty when no force reads them).
     pub smoothing: Vec<Vec3A>,
+    /// The vorticity confinement's η from the same pass (stays empty when the confinement is
+    /// off).
     pub eta: Vec<Vec3A>,
 }
 

@@ -94,6 +94,18 @@ pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
     }
 }
 
+/// The `CHUNK`-slot pieces of an optional output of `n` slots: its chunks when it is written,
+/// as many empty slices otherwise (so every pass zips the same number of items).
+fn optional_chunks(written: bool, out: &mut [Vec3A], n: usize) -> Vec<&mut [Vec3A]> {
+    if written {
+        out.chunks_mut(CHUNK).collect()
+    } else {
+        let mut none = Vec::new();
+        none.resize_with(n.div_ceil(CHUNK), || &mut [][..]);
+        none
+    }
+}
+
 /// [`kinematics`] compiled for one choice of sums.
 fn pass<const CURL: bool, const SMOOTH: bool, const ETA: bool>(
     input: &KinematicsIn,
@@ -113,27 +125,10 @@ fn pass<const CURL: bool, const SMOOTH: bool, const ETA: bool>(
     assert!(out.density.len() == n && out.vv.len() == n);
     assert!(!CURL || out.curl.len() == n);
     assert!(!SMOOTH || out.smoothing.len() == n);
-    // Chunks of the optional outputs (a single empty chunk each when not written).
-    let (mut no_curl, mut no_smooth, mut no_eta) = (Vec::new(), Vec::new(), Vec::new());
-    let eta_chunks: Vec<&mut [Vec3A]> = if ETA {
-        assert!(out.eta.len() == n && swirl.len() == n);
-        out.eta.chunks_mut(CHUNK).collect()
-    } else {
-        no_eta.resize_with(n.div_ceil(CHUNK), || &mut [][..]);
-        no_eta
-    };
-    let curl_chunks: Vec<&mut [Vec3A]> = if CURL {
-        out.curl.chunks_mut(CHUNK).collect()
-    } else {
-        no_curl.resize_with(n.div_ceil(CHUNK), || &mut [][..]);
-        no_curl
-    };
-    let smooth_chunks: Vec<&mut [Vec3A]> = if SMOOTH {
-        out.smoothing.chunks_mut(CHUNK).collect()
-    } else {
-        no_smooth.resize_with(n.div_ceil(CHUNK), || &mut [][..]);
-        no_smooth
-    };
+    assert!(!ETA || (out.eta.len() == n && swirl.len() == n));
+    let curl_chunks = optional_chunks(CURL, out.curl, n);
+    let smooth_chunks = optional_chunks(SMOOTH, out.smoothing, n);
+    let eta_chunks = optional_chunks(ETA, out.eta, n);
     out.density
         .par_chunks_mut(CHUNK)
         .zip(out.vv.par_chunks_mut(CHUNK))
