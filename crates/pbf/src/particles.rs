@@ -95,13 +95,13 @@ impl Fluid {
         self.neighbors[to] = self.neighbors[from];
     }
 
-    /// A particle with state `x`, `v`, `id` (derived fields at rest until the next step
-    /// computes them).
-    pub fn push(&mut self, x: Vec3A, v: Vec3A, id: u32) {
+    /// A particle with state `x`, `v`, `id`, `swirl` (derived fields at rest until the next
+    /// step computes them).
+    pub fn push(&mut self, x: Vec3A, v: Vec3A, id: u32, swirl: f32) {
         self.x.push(x);
         self.v.push(v);
         self.id.push(id);
-        self.swirl.push(0.0);
+        self.swirl.push(swirl);
         self.density.push(0.0);
         self.vorticity.push(Vec3A::ZERO);
         self.neighbors.push(0);

@@ -317,8 +317,12 @@ fn moving(f: &Fluid, p: &[Vec3A], key: u64, i: usize) -> Moving {
 
 /// Append `m` to the held arrays.
 fn push(f: &mut Fluid, p: &mut Vec<Vec3A>, keys: &mut Vec<u64>, m: &Moving) {
-    f.push(Vec3A::from_array(m.x), Vec3A::from_array(m.v), m.id);
-    *f.swirl.last_mut().expect("just pushed") = m.swirl;
+    f.push(
+        Vec3A::from_array(m.x),
+        Vec3A::from_array(m.v),
+        m.id,
+        m.swirl,
+    );
     p.push(Vec3A::from_array(m.p));
     keys.push(m.key);
 }
@@ -471,8 +475,7 @@ impl Halo for MpiHalo {
             push(f, p, &mut s.keys, m);
         }
         for i in 0..owned {
-            f.push(x[i], v[i], id[i]);
-            *f.swirl.last_mut().expect("just pushed") = swirl[i];
+            f.push(x[i], v[i], id[i], swirl[i]);
         }
         p.extend_from_slice(pp);
         s.keys.extend_from_slice(keys);
