@@ -306,3 +306,91 @@ fn a_circle_nozzle_has_its_area_in_sites() {
         assert!(p.distance(c) < 0.1);
     }
 }
+
+/// `JET`'s nozzle moved against the x = 0 wall and widened to 0.2 m: of its 8 x 4 sites
+/// (x = 0.05 + (a − 3.5) · 0.025), the columns at x = −0.0375 and −0.0125 lie beyond the wall,
+/// and the walls keep particles r = 0.0125 from them. (Before, the projection threw those sites'
+/// particles back into the tank at 36 m/s.)
+#[test]
+fn a_nozzle_reaching_past_a_wall_emits_through_its_part_inside_only() {
+    let scene = scene_from(
+        &JET.replace("center = [0.2, 1.2, 0.2]", "center = [0.05, 1.2, 0.2]")
+            .replace("size = [0.1, 0.1]", "size = [0.2, 0.1]"),
+        &[],
+    );
+    let e = &scene.emitter[0];
+    assert_eq!(e.sites(scene.spacing()).len(), 32);
+    // The layers stay one spacing apart (the flux per area of the whole nozzle).
+    assert!((e.pitch(scene.spacing()) - 0.025).abs() < 1e-6);
+    let mut s = Solver::new(&scene).unwrap();
+    let n0 = s.fluid.len();
+    let block = scene.block_sites(1).len();
+    let r = scene.particles.radius;
+    for _ in 0..400 {
+        s.step();
+        // Nothing faster than the jet falling from its nozzle: sqrt(1.5² + 2 g 1.2) = 5.1 m/s.
+        assert!(
+            s.max_speed() < 6.0,
+            "t = {:.3}: {} m/s",
+            s.time,
+            s.max_speed()
+        );
+        assert!(s.clearance().0 >= 0.999 * r);
+    }
+    // 37 layers (t = 0, 1/60, ..., 0.6) of the 6 x 4 sites inside.
+    assert_eq!(s.fluid.len(), n0 + block + 37 * 24);
+}
+
+/// `JET`'s nozzle under a box that lies over it until t = 0.2 s and then slides away along x at
+/// 2 m/s: the sites it covers give no particle while it is there (before, each was created in
+/// the solid and thrown out), and the jet runs once it has passed.
+#[test]
+fn a_solid_over_a_nozzle_blocks_it_while_it_is_there() {
+    let scene = scene_from(
+        &format!(
+            "{JET}
+[[obstacle]]
+shape = \"box\"
+center = [0.2, 1.2, 0.2]
+half_extents = [0.1, 0.05, 0.1]
+motion = {{ type = \"linear\", velocity = [2.0, 0.0, 0.0], start = 0.2, end = 0.45 }}
+"
+        ),
+        &[],
+    );
+    let mut s = Solver::new(&scene).unwrap();
+    let n0 = s.fluid.len();
+    let r = scene.particles.radius;
+    let mut blocked_until = 0.0;
+    for _ in 0..400 {
+        s.step();
+        let t = s.time;
+        let emitted = s.inflow_added() as usize
+            - if t >= 0.3 - 1e-9 {
+                scene.block_sites(1).len()
+            } else {
+                0
+            };
+        if emitted == 0 {
+            blocked_until = t;
+        }
+        assert!(s.max_speed() < 6.0, "t = {t:.3}: {} m/s", s.max_speed());
+        assert!(
+            s.clearance().1 >= 0.5 * r,
+            "t = {t:.3}: {:?}",
+            s.clearance()
+        );
+    }
+    // The box (0.1 m half-width plus r) uncovers the nozzle's last column (x = 0.2375) when
+    // its centre passes x = 0.35: at t = 0.2 + 0.15 / 2 = 0.275 s.
+    assert!(
+        (0.2..0.3).contains(&blocked_until),
+        "the first particle came after t = {blocked_until}"
+    );
+    // From then on the jet delivers: (0.6 − 0.275) s × 960 particles/s = 312, within two layers.
+    let emitted = (s.fluid.len() - n0 - scene.block_sites(1).len()) as f64;
+    assert!(
+        emitted > 280.0 && emitted <= 16.0 * 37.0,
+        "{emitted} emitted"
+    );
+}

@@ -42,17 +42,29 @@ pub fn main(a: Args) -> Result<ExitCode> {
     }
     let s = scene.spacing();
     for (k, e) in scene.emitter.iter().enumerate() {
-        // Each particle holds s³: area × speed / s³ a second (the layers' pitch makes it so).
-        let (sites, pitch) = (e.sites(s).len(), e.pitch(s));
+        // Each particle holds s³: area × speed / s³ a second (the layers' pitch makes it so),
+        // of the part of the nozzle inside the tank.
+        let (all, sites, pitch) = (
+            e.sites(s).len(),
+            e.sites_in(s, &scene.tank).len(),
+            e.pitch(s),
+        );
+        let flux = if sites == all {
+            format!("area {:.5} m² x speed {} m/s / (2r)³", e.area(), e.speed)
+        } else {
+            format!(
+                "{sites}/{all} of area {:.5} m² (its sites inside the tank) x speed {} m/s / (2r)³",
+                e.area(),
+                e.speed
+            )
+        };
         outln!(
-            "emitter {k}   {sites} sites a layer, a layer every {:.3} ms ({:.4} m apart), from {} s to {} s: {:.0} particles/s = area {:.5} m² x speed {} m/s / (2r)³",
+            "emitter {k}   {sites} sites a layer, a layer every {:.3} ms ({:.4} m apart), from {} s to {} s: {:.0} particles/s = {flux}",
             1e3 * pitch / e.speed,
             pitch,
             e.start,
             e.end,
             sites as f32 * e.speed / pitch,
-            e.area(),
-            e.speed
         );
     }
     if !scene.obstacle.is_empty() {

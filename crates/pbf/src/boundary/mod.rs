@@ -139,6 +139,16 @@ impl ColliderSet {
         (closest(&self.walls), closest(&self.solids))
     }
 
+    /// How far `p` is from the closest wall or solid where they are now (signed: negative
+    /// inside).
+    pub fn clearance_at(&self, p: Vec3A) -> f32 {
+        self.walls
+            .iter()
+            .chain(&self.solids)
+            .map(|c| c.clearance(p))
+            .fold(f32::INFINITY, f32::min)
+    }
+
     /// Seconds spent in the solids' passes since the last call (the step's collision handling).
     pub fn take_time(&self) -> f64 {
         self.spent_ns.swap(0, Ordering::Relaxed) as f64 * 1e-9

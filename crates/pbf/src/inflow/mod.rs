@@ -13,7 +13,9 @@
 //! `EmitterSpec::pitch`); it is added after the step that reaches `t_k`, each particle where it
 //! would be by then (`site + direction · speed · (t − t_k)`), with the emitter's velocity, at
 //! every site where no particle is closer than the closest two of its sites are
-//! (`EmitterSpec::closest`). While a nozzle is open (and until its last layer is a kernel radius
+//! (`EmitterSpec::closest`) and that lies at least r from every wall and solid (a nozzle's part
+//! beyond the tank's walls never emits; a solid over the nozzle blocks the sites it covers
+//! while it is there). While a nozzle is open (and until its last layer is a kernel radius
 //! out), the particles in front of it move with its velocity ([`Inflow::guides`]), so each layer
 //! is exactly one pitch ahead of the next and the jet delivers its schedule unless something
 //! blocks it. A timed block
@@ -25,6 +27,7 @@ pub mod guide;
 pub mod nozzle;
 pub mod room;
 
+use crate::boundary::ColliderSet;
 use crate::distributed::Halo;
 use crate::particles::Fluid;
 use glam::Vec3A;
@@ -214,8 +217,21 @@ impl Inflow {
     /// split over processes, each decides the sites in its own slab and `halo` makes every
     /// process agree on all of them, so every process appends every new particle, with the
     /// one-process ids (it keeps its own in [`Halo::keep_owned`]).
-    pub fn emit(&mut self, t: f64, fluid: &mut Fluid, grid: &Grid, halo: &dyn Halo) -> usize {
+    ///
+    /// A nozzle's site closer than r to a wall or a solid where `colliders` are now (a moving
+    /// solid passing the nozzle, one built over it) gets no particle: there is no room for one
+    /// there, and one placed there would be thrown out at once.
+    pub fn emit(
+        &mut self,
+        t: f64,
+        fluid: &mut Fluid,
+        grid: &Grid,
+        halo: &dyn Halo,
+        colliders: &ColliderSet,
+    ) -> usize {
         let before = fluid.len();
+        // Rounding is not a violation: a site r from a wall by construction stays.
+        let keep = 0.5 * self.spacing * (1.0 - 1e-4);
         // A block's site needs no particle closer than the spacing (a nozzle's, closer than its
         // own sites come), with a margin for rounding: a layer leaves when the last has moved
         // exactly one pitch on.
@@ -251,7 +267,11 @@ impl Inflow {
                         break;
                     }
                     let shift = zone.velocity * (t - at).max(0.0) as f32;
-                    let layer: Vec<Vec3A> = sites.iter().map(|&p| p + shift).collect();
+                    let layer: Vec<Vec3A> = sites
+                        .iter()
+                        .map(|&p| p + shift)
+                        .filter(|&p| colliders.clearance_at(p) >= keep)
+                        .collect();
                     let new = room::free(&layer, &fluid.x, grid, *room, halo);
                     let first = (self.base + self.added + (fluid.len() - before) as u64) as u32;
                     fluid.append_from(first, &new, zone.velocity, self.rest_density);

@@ -140,6 +140,19 @@ impl EmitterSpec {
         out
     }
 
+    /// The [`sites`](Self::sites) that lie inside `tank` at least r = s / 2 from its walls,
+    /// where the walls keep particles: a nozzle reaching past a wall (or up to it) delivers
+    /// through its part inside only, at the flux per area of the whole (its layers stay
+    /// [`pitch`](Self::pitch) apart), rather than creating particles the walls would throw back
+    /// at many metres a second.
+    pub fn sites_in(&self, s: f32, tank: &BoxSpec) -> Vec<Vec3A> {
+        // Rounding in the layout is not a violation: a row r from a wall by construction stays.
+        let keep = 0.5 * s * (1.0 - 1e-4);
+        let mut sites = self.sites(s);
+        sites.retain(|p| (0..3).all(|a| p[a] - tank.min[a] >= keep && tank.max[a] - p[a] >= keep));
+        sites
+    }
+
     /// The nozzle's area across its direction, in m².
     pub fn area(&self) -> f32 {
         match self.shape {
@@ -191,10 +204,11 @@ impl EmitterSpec {
         (row(w), row(h))
     }
 
-    /// Everything a run needs of this nozzle for lattice spacing `s` and kernel radius `h`.
-    pub fn layout(&self, s: f32, h: f32) -> super::Nozzle {
-        let sites = self.sites(s);
-        let pitch = self.pitch_of(s, sites.len());
+    /// Everything a run needs of this nozzle in `tank` for lattice spacing `s` and kernel
+    /// radius `h` (its sites: [`sites_in`](Self::sites_in)).
+    pub fn layout(&self, s: f32, h: f32, tank: &BoxSpec) -> super::Nozzle {
+        let sites = self.sites_in(s, tank);
+        let pitch = self.pitch(s);
         super::Nozzle {
             sites,
             pitch,

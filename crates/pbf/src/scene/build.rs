@@ -132,7 +132,7 @@ pub fn inflow(scene: &Scene) -> Option<Inflow> {
     }
     for e in &scene.emitter {
         inflow.add_nozzle(
-            e.layout(scene.spacing(), scene.kernel_radius()),
+            e.layout(scene.spacing(), scene.kernel_radius(), &scene.tank),
             e.start as f64,
             e.end as f64,
         );

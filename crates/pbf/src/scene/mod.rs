@@ -206,8 +206,8 @@ impl Scene {
 
     /// Sources that give no water, or give it into a solid: a block or an emitter that starts
     /// at or after `time.end`, a block whose every site lies within r of an obstacle, and an
-    /// emitter whose sites lie within r of one when it opens (the solid pushes them out at once,
-    /// so the jet does not leave the nozzle as written).
+    /// emitter whose sites lie within r of one when it opens (they emit nothing while it is
+    /// there), and an emitter reaching past the tank's walls (its sites there never emit).
     fn inflow_warnings(&self) -> Vec<String> {
         let end = self.time.end;
         let mut out = Vec::new();
@@ -234,7 +234,17 @@ impl Scene {
                 ));
                 continue;
             }
-            let sites = e.sites(self.spacing());
+            let all = e.sites(self.spacing()).len();
+            let sites = e.sites_in(self.spacing(), &self.tank);
+            if sites.len() < all {
+                out.push(format!(
+                    "emitter[{k}]: {} of its {all} sites lie outside the tank or within r of \
+                     its walls and never emit: the jet carries the flux of the part inside \
+                     ({} sites)",
+                    all - sites.len(),
+                    sites.len()
+                ));
+            }
             let r = self.particles.radius;
             for (j, o) in self.obstacle.iter().enumerate() {
                 let placed = o.placed_at(e.start as f64);
@@ -242,8 +252,8 @@ impl Scene {
                 if inside > 0 {
                     out.push(format!(
                         "emitter[{k}]: {inside} of its {} sites lie inside or within r of \
-                         obstacle[{j}] when it opens (t = {} s): the solid pushes those \
-                         particles out at once",
+                         obstacle[{j}] when it opens (t = {} s): they emit nothing while the \
+                         solid is there",
                         sites.len(),
                         e.start
                     ));

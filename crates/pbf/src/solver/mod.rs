@@ -377,7 +377,13 @@ impl Solver {
         // New particles after the step, at the end of it: the next step sorts them in.
         let held = self.fluid.len();
         if let Some(inflow) = &mut self.inflow {
-            inflow.emit(self.time, &mut self.fluid, self.search.grid(), &*self.halo);
+            inflow.emit(
+                self.time,
+                &mut self.fluid,
+                self.search.grid(),
+                &*self.halo,
+                &self.colliders,
+            );
         }
         self.halo.keep_owned(&mut self.fluid, held);
     }
