@@ -533,3 +533,72 @@ fn sources_that_give_no_water_are_flagged() {
         &["emitter[0]", "of its 25 sites", "obstacle[0]"],
     );
 }
+
+/// What moves faster than the step follows, or shuts water against a wall: a jet or a solid
+/// moving more than h in one step; a solid sliding toward a wall with water between them (but
+/// not a paddle sliding into the wall behind it, as the wave scene's does); a nozzle reaching
+/// past the tank's walls.
+#[test]
+fn motions_the_step_cannot_follow_are_flagged() {
+    let tmp = tempfile::tempdir().unwrap();
+    // h = 0.04 m, dt = 0.002 s: anything faster than 20 m/s crosses h in one step.
+    let base = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[time]\ndt = 0.002\nend = 1.0\n[particles]\nradius = 0.01\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.5, 0.3, 1.0]\n";
+    let warnings = |extra: &str| {
+        let text = format!("{base}{extra}");
+        Scene::load(&write(tmp.path(), "s.toml", &text), &[])
+            .unwrap()
+            .warnings()
+    };
+    let one = |extra: &str, words: &[&str]| {
+        let w = warnings(extra);
+        assert_eq!(w.len(), 1, "{extra}: {w:?}");
+        for word in words {
+            assert!(w[0].contains(word), "{extra}: {}", w[0]);
+        }
+    };
+    let jet = |speed: f32| {
+        format!(
+            "[[emitter]]\nshape = \"rect\"\ncenter = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nsize = [0.1, 0.1]\nspeed = {speed}\nend = 0.5\n"
+        )
+    };
+    assert!(warnings(&jet(19.0)).is_empty());
+    one(&jet(25.0), &["emitter[0].speed", "dt <= 1.60e-3"]);
+    // A nozzle from x = -0.05 to 0.15 against the x = 0 wall: 10 x 5 sites, the 3 columns at
+    // x = -0.04, -0.02 and 0.0 closer than r to it.
+    one(
+        &jet(1.0)
+            .replace("center = [0.5", "center = [0.05")
+            .replace("size = [0.1, 0.1]", "size = [0.2, 0.1]"),
+        &["emitter[0]", "15 of its 50 sites", "outside the tank"],
+    );
+    // A paddle spanning the tank's depth, right of the water.
+    let paddle = |motion: &str| {
+        format!(
+            "[[obstacle]]\nshape = \"box\"\ncenter = [0.7, 0.5, 0.5]\nhalf_extents = [0.02, 0.5, 0.5]\nmotion = {motion}\n"
+        )
+    };
+    // A stroke of 0.15 m at 1.2 s: fine. 0.15 m at 0.02 s: 47 m/s.
+    assert!(
+        warnings(&paddle(
+            "{ type = \"sine\", amplitude = [0.15, 0.0, 0.0], period = 1.2 }"
+        ))
+        .is_empty()
+    );
+    one(
+        &paddle("{ type = \"sine\", amplitude = [0.15, 0.0, 0.0], period = 0.02 }"),
+        &["obstacle[0].motion reaches 4", "m/s"],
+    );
+    // Pushing the water all the way to the x = 0 wall: its box comes within 2r of it at
+    // t = (0.68 - 0.02) / 1 = 0.66 s, with the whole block (25 x 15 x 50) between.
+    one(
+        &paddle("{ type = \"linear\", velocity = [-1.0, 0.0, 0.0], start = 0.0, end = 1.0 }"),
+        &["x-min wall", "t = 0.66", "18750 particles"],
+    );
+    // Sliding into the x = 1 wall behind it, where there is no water: fine.
+    assert!(
+        warnings(&paddle(
+            "{ type = \"linear\", velocity = [1.0, 0.0, 0.0], start = 0.0, end = 1.0 }"
+        ))
+        .is_empty()
+    );
+}

@@ -4,7 +4,7 @@
 //!
 //! Owns: the scene description ([`schema`]), loading ([`Scene::load`]), overrides
 //! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]), the hydrostatic
-//! start of water at rest ([`hydrostatic`]) and building the
+//! start of water at rest ([`hydrostatic`]), doubts about what moves (`motion_check`) and building the
 //! simulation from a scene ([`build`]). Does not touch: the step.
 //!
 //! Every key and its default is documented on the structs of [`schema`] and, with comments, in
@@ -13,6 +13,7 @@
 pub mod build;
 pub mod estimate;
 pub mod hydrostatic;
+mod motion_check;
 pub mod obstacles;
 pub mod overrides;
 pub mod sample;
@@ -200,6 +201,7 @@ impl Scene {
             }
         }
         out.extend(self.inflow_warnings());
+        out.extend(self.motion_warnings());
         out.extend(self.iteration_warnings());
         out
     }

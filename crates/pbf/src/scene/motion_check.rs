@@ -1,0 +1,193 @@
+//! Doubts about what moves in a scene: jets and solids faster than the step can follow, and
+//! solids whose motion shuts fluid against a tank wall.
+//!
+//! Owns: [`Scene::motion_warnings`] (part of [`Scene::warnings`]). Does not touch: validation
+//! (a scene that warns still runs) or the motions themselves (`boundary::motion`).
+
+use super::Scene;
+use crate::boundary::motion::Motion;
+use crate::boundary::shape::Shape;
+use glam::{Mat3, Vec3A};
+
+/// Samples of a motion over the run, besides its path's own times.
+const SAMPLES: usize = 2000;
+
+impl Scene {
+    /// - An emitter whose speed carries its particles more than h in one step, and a solid
+    ///   whose motion does (fastest over the run, from its offsets at [`SAMPLES`] times and at
+    ///   its path's times): neighbors are found once per step, so the step misses some.
+    /// - A moving solid whose box (its shape's bounds, rotated) comes closer than 2r to a tank
+    ///   wall it started at least 2r from, with fluid between them at the start (lattice sites
+    ///   of the blocks in the box's shadow on that wall): a particle needs 2r between them (each
+    ///   surface keeps it r away), so fluid caught there has no room and is squeezed into the
+    ///   solid. (A paddle that slides into the wall behind it, with no water there, is fine.)
+    pub(super) fn motion_warnings(&self) -> Vec<String> {
+        let (dt, h, s) = (self.time.dt, self.kernel_radius(), self.spacing());
+        let mut out = Vec::new();
+        for (k, e) in self.emitter.iter().enumerate() {
+            if e.speed * dt > h {
+                out.push(format!(
+                    "emitter[{k}].speed = {} m/s moves its particles {:.4} m in one step of \
+                     time.dt = {dt} s, more than the kernel radius h = {h} m (neighbors are \
+                     found once per step); dt <= {:.2e} s keeps it within h",
+                    e.speed,
+                    e.speed * dt,
+                    h / e.speed
+                ));
+            }
+        }
+        let end = self.time.end as f64;
+        // Every block's lattice sites, taken only if a solid closes on a wall.
+        let sites = std::cell::OnceCell::new();
+        for (k, o) in self.obstacle.iter().enumerate() {
+            let motion = o.motion();
+            let mut times: Vec<f64> = (0..=SAMPLES)
+                .map(|j| end * j as f64 / SAMPLES as f64)
+                .collect();
+            match &motion {
+                Motion::Fixed => continue,
+                Motion::Path { times: knots, .. } => {
+                    times.extend(knots.iter().filter(|&&t| t > 0.0 && t < end))
+                }
+                Motion::Linear {
+                    start, end: stop, ..
+                } => times.extend([*start, *stop].iter().filter(|&&t| t > 0.0 && t < end)),
+                Motion::Sine { .. } => {}
+            }
+            times.sort_by(f64::total_cmp);
+            times.dedup();
+            let offsets: Vec<Vec3A> = times.iter().map(|&t| motion.offset(t)).collect();
+            // Fastest: the largest mean speed between consecutive times.
+            let (mut fastest, mut at) = (0.0f32, 0.0);
+            for j in 1..times.len() {
+                let span = (times[j] - times[j - 1]) as f32;
+                let v = (offsets[j] - offsets[j - 1]).length() / span;
+                if span > 0.0 && v > fastest {
+                    (fastest, at) = (v, times[j - 1]);
+                }
+            }
+            if fastest * dt > h {
+                out.push(format!(
+                    "obstacle[{k}].motion reaches {fastest:.3} m/s (near t = {at:.3} s): the \
+                     fluid it pushes moves {:.4} m in one step of time.dt = {dt} s, more than \
+                     the kernel radius h = {h} m (neighbors are found once per step); \
+                     dt <= {:.2e} s keeps it within h",
+                    fastest * dt,
+                    h / fastest
+                ));
+            }
+            // The gaps between the solid's box and each wall.
+            let reach = world_half_extents(o.shape(), Mat3::from_quat(o.rotation()));
+            let c0 = Vec3A::from_array(o.center);
+            let (lo, hi) = (
+                Vec3A::from_array(self.tank.min),
+                Vec3A::from_array(self.tank.max),
+            );
+            let gaps = |off: Vec3A| {
+                let c = c0 + off;
+                [c - reach - lo, hi - c - reach]
+            };
+            let start = gaps(motion.offset(0.0));
+            let c_start = c0 + motion.offset(0.0);
+            // The fluid that starts between the solid's box and the wall, in its shadow.
+            let caught = |a: usize, side: usize| {
+                let sites = sites.get_or_init(|| self.lattice_sites());
+                sites
+                    .iter()
+                    .filter(|p| {
+                        let beyond = if side == 0 {
+                            p[a] < c_start[a] - reach[a]
+                        } else {
+                            p[a] > c_start[a] + reach[a]
+                        };
+                        beyond && (0..3).all(|b| b == a || (p[b] - c_start[b]).abs() < reach[b])
+                    })
+                    .count()
+            };
+            for (side, name) in [(0, "min"), (1, "max")] {
+                for a in 0..3 {
+                    if start[side][a] < s {
+                        continue;
+                    }
+                    let gap: Vec<f32> = offsets.iter().map(|&off| gaps(off)[side][a]).collect();
+                    let Some(first) = gap.iter().position(|&g| g < s) else {
+                        continue;
+                    };
+                    let (when, closest) = (
+                        times[first],
+                        gap.iter().copied().fold(f32::INFINITY, f32::min),
+                    );
+                    let n = caught(a, side);
+                    if n > 0 {
+                        out.push(format!(
+                            "obstacle[{k}].motion brings it closer to the tank's {}-{name} \
+                             wall than the 2r = {s} m a particle needs between them from about \
+                             t = {when:.3} s (its box {:.4} m from the wall at the start, \
+                             {closest:.4} m at the closest), with {n} particles of the fluid \
+                             blocks between them: fluid caught there is squeezed into the solid",
+                            ["x", "y", "z"][a],
+                            start[side][a]
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Half extents of the world box that holds `shape` turned by `rot` (exact for each kind: a
+/// box's corners, a cylinder's rims, a sphere's radius).
+fn world_half_extents(shape: Shape, rot: Mat3) -> Vec3A {
+    match shape {
+        Shape::Box { half } => Vec3A::from_array(std::array::from_fn(|a| {
+            (0..3).map(|i| rot.row(a)[i].abs() * half[i]).sum()
+        })),
+        Shape::Cylinder {
+            radius,
+            half_length,
+        } => {
+            let axis = Vec3A::from(rot.col(1));
+            Vec3A::from_array(std::array::from_fn(|a| {
+                axis[a].abs() * half_length + radius * (1.0 - axis[a] * axis[a]).max(0.0).sqrt()
+            }))
+        }
+        Shape::Sphere { radius } => Vec3A::splat(radius),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+
+    #[test]
+    fn world_boxes_of_turned_shapes() {
+        // A cylinder along y turned 90 degrees about x lies along z.
+        let rot = Mat3::from_quat(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2));
+        let c = world_half_extents(
+            Shape::Cylinder {
+                radius: 0.1,
+                half_length: 0.5,
+            },
+            rot,
+        );
+        assert!(
+            (c - Vec3A::new(0.1, 0.1, 0.5)).abs().max_element() < 1e-4,
+            "{c}"
+        );
+        // A cube turned 45 degrees about z reaches half a diagonal along x and y.
+        let rot = Mat3::from_quat(Quat::from_rotation_z(std::f32::consts::FRAC_PI_4));
+        let b = world_half_extents(
+            Shape::Box {
+                half: Vec3A::splat(1.0),
+            },
+            rot,
+        );
+        let d = 2f32.sqrt();
+        assert!(
+            (b - Vec3A::new(d, d, 1.0)).abs().max_element() < 1e-5,
+            "{b}"
+        );
+    }
+}
