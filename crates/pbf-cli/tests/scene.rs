@@ -493,7 +493,7 @@ fn a_block_holds_its_volume_within_half_a_layer() {
 
 /// Sources that give no water, or give it into a solid, are flagged before a run: a block or
 /// an emitter starting at or after the end, a block wholly inside an obstacle, a nozzle inside
-/// one when it opens.
+/// one when it opens, a nozzle under water when it opens.
 #[test]
 fn sources_that_give_no_water_are_flagged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -531,6 +531,14 @@ fn sources_that_give_no_water_are_flagged() {
     one(
         &format!("{block}{sphere}{nozzle}end = 0.5\n"),
         &["emitter[0]", "of its 25 sites", "obstacle[0]"],
+    );
+    // The nozzle in the middle of the block: under water.
+    one(
+        &format!(
+            "{block}{}end = 0.5\n",
+            nozzle.replace("[0.5, 0.8, 0.5]", "[0.25, 0.25, 0.25]")
+        ),
+        &["emitter[0]", "25 of its 25 sites", "inside fluid[0]"],
     );
 }
 

@@ -209,7 +209,8 @@ impl Scene {
     /// Sources that give no water, or give it into a solid: a block or an emitter that starts
     /// at or after `time.end`, a block whose every site lies within r of an obstacle, and an
     /// emitter whose sites lie within r of one when it opens (they emit nothing while it is
-    /// there), and an emitter reaching past the tank's walls (its sites there never emit).
+    /// there), an emitter reaching past the tank's walls (its sites there never emit), and a
+    /// nozzle under water when it opens (a site with a particle within 2r does not emit).
     fn inflow_warnings(&self) -> Vec<String> {
         let end = self.time.end;
         let mut out = Vec::new();
@@ -246,6 +247,23 @@ impl Scene {
                     all - sites.len(),
                     sites.len()
                 ));
+            }
+            // Under water a site has no room: no particle may be within 2r of it.
+            for (j, b) in self.fluid.iter().enumerate() {
+                let under = sites
+                    .iter()
+                    .filter(|p| (0..3).all(|a| p[a] > b.min[a] && p[a] < b.max[a]))
+                    .count();
+                if b.start <= e.start && under > 0 {
+                    out.push(format!(
+                        "emitter[{k}]: {under} of its {} sites lie inside fluid[{j}] when it \
+                         opens (t = {} s): a site emits only where no particle is within 2r, \
+                         so a nozzle under water gives little or nothing until the water \
+                         there moves away",
+                        sites.len(),
+                        e.start
+                    ));
+                }
             }
             let r = self.particles.radius;
             for (j, o) in self.obstacle.iter().enumerate() {
