@@ -542,8 +542,8 @@ fn sources_that_give_no_water_are_flagged() {
     );
 }
 
-/// What moves faster than the step follows, or shuts water against a wall: a jet or a solid
-/// moving more than h in one step; a solid sliding toward a wall with water between them (but
+/// What moves faster than the step follows, or shuts water against a wall: a block, a jet or a
+/// solid moving more than h in one step; a solid sliding toward a wall with water between them (but
 /// not a paddle sliding into the wall behind it, as the wave scene's does); a nozzle reaching
 /// past the tank's walls.
 #[test]
@@ -570,6 +570,10 @@ fn motions_the_step_cannot_follow_are_flagged() {
         )
     };
     assert!(warnings(&jet(19.0)).is_empty());
+    one(
+        "[[fluid]]\nmin = [0.6, 0.6, 0.6]\nmax = [0.8, 0.8, 0.8]\nvelocity = [0.0, -30.0, 0.0]\n",
+        &["fluid[1].velocity", "30 m/s"],
+    );
     one(&jet(25.0), &["emitter[0].speed", "dt <= 1.60e-3"]);
     // A nozzle from x = -0.05 to 0.15 against the x = 0 wall: 10 x 5 sites, the 3 columns at
     // x = -0.04, -0.02 and 0.0 closer than r to it.

@@ -13,7 +13,8 @@ use glam::{Mat3, Vec3A};
 const SAMPLES: usize = 2000;
 
 impl Scene {
-    /// - An emitter whose speed carries its particles more than h in one step, and a solid
+    /// - A block whose velocity, an emitter whose speed carries its particles more than h in one
+    ///   step, and a solid
     ///   whose motion does (fastest over the run, from its offsets at [`SAMPLES`] times and at
     ///   its path's times): neighbors are found once per step, so the step misses some.
     /// - A moving solid whose box (its shape's bounds, rotated) comes closer than 2r to a tank
@@ -24,6 +25,18 @@ impl Scene {
     pub(super) fn motion_warnings(&self) -> Vec<String> {
         let (dt, h, s) = (self.time.dt, self.kernel_radius(), self.spacing());
         let mut out = Vec::new();
+        for (k, b) in self.fluid.iter().enumerate() {
+            let v = Vec3A::from_array(b.velocity).length();
+            if v * dt > h {
+                out.push(format!(
+                    "fluid[{k}].velocity ({v} m/s) moves the block {:.4} m in one step of \
+                     time.dt = {dt} s, more than the kernel radius h = {h} m (neighbors are \
+                     found once per step); dt <= {:.2e} s keeps it within h",
+                    v * dt,
+                    h / v
+                ));
+            }
+        }
         for (k, e) in self.emitter.iter().enumerate() {
             if e.speed * dt > h {
                 out.push(format!(
