@@ -67,6 +67,12 @@ pub fn main(a: Args) -> Result<ExitCode> {
             sites as f32 * e.speed / pitch,
         );
     }
+    let crowded = scene.sites_at_contacts();
+    if crowded > 0 {
+        outln!(
+            "blocks      {crowded} lattice sites of blocks touching an earlier one lie closer than 2r to its sites and get no particle"
+        );
+    }
     if !scene.obstacle.is_empty() {
         let removed = scene.sites_in_obstacles();
         outln!(

@@ -11,6 +11,7 @@
 //! `configs/dam_break.toml`.
 
 pub mod build;
+mod contacts;
 pub mod estimate;
 pub mod hydrostatic;
 mod motion_check;

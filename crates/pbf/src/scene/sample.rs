@@ -33,7 +33,9 @@ impl Scene {
         (x, v)
     }
 
-    /// Each particle there at time 0, in order: its index (its id), position and velocity.
+    /// Each particle there at time 0, in order: its index (its id), position and velocity
+    /// (each block's [`start_sites`](Self::start_sites): a block touching an earlier one gives
+    /// way where their lattices crowd each other).
     /// One block's sites are held at a time, so a process of a split run can keep only its own
     /// particles of a scene too big for one.
     pub fn for_each_initial_particle(&self, f: &mut dyn FnMut(u32, Vec3A, Vec3A)) {
@@ -41,7 +43,7 @@ impl Scene {
         for (k, b) in self.fluid.iter().enumerate() {
             if b.start <= 0.0 {
                 let u = Vec3A::from_array(b.velocity);
-                for p in self.block_sites(k) {
+                for p in self.start_sites(k) {
                     f(i, p, u);
                     i += 1;
                 }
