@@ -120,15 +120,28 @@ pub fn output_dir(dir: &Option<PathBuf>, name: &str) -> Result<PathBuf> {
 /// Refuse a scene whose particles would not fit in the memory this machine has free (checked
 /// before anything is allocated, from the scene's own estimate).
 pub fn check_memory(scene: &Scene, path: &Path) -> Result<()> {
-    let need = scene.memory_estimate().bytes;
+    let est = scene.memory_estimate();
+    let need = est.bytes;
     if let Some(free) = pbf::io::summary::available_memory_bytes()
         && need > free as f64
     {
+        // Say what takes the room: the particles, or the grid over a tank far larger than the
+        // water in it.
+        let (what, advice) = if est.grid_bytes() > 0.5 * need {
+            (
+                format!("its grid over the tank, {:.3e} cells of h", est.cells),
+                "use a smaller tank (around the water) or a larger particles.radius",
+            )
+        } else {
+            (
+                format!("{} particles at most", est.particles_most),
+                "use a larger particles.radius",
+            )
+        };
         return Err(input(anyhow::anyhow!(
-            "{}: the scene needs about {:.1} GB ({} particles at most), more than the {:.1} GB this machine has available; use a larger particles.radius",
+            "{}: the scene needs about {:.1} GB ({what}), more than the {:.1} GB this machine has available; {advice}",
             path.display(),
             need / 1e9,
-            scene.memory_estimate().particles_most,
             free as f64 / 1e9
         )));
     }

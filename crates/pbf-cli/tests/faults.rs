@@ -139,6 +139,18 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "use a larger particles.radius",
         },
         Refused {
+            what: "fixed: a tank far larger than its water was refused with advice about the radius",
+            args: args(&[
+                "check",
+                small,
+                "--set",
+                "tank.max=[100.0, 100.0, 100.0]",
+                "--set",
+                "particles.radius=0.005",
+            ]),
+            expect: "its grid over the tank",
+        },
+        Refused {
             what: "fixed: a name with .. wrote outside the output folder",
             args: run(&["--set", "name=\"../../escape\""]),
             expect: "name: must be a plain file name",

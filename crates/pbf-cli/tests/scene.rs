@@ -614,3 +614,22 @@ fn motions_the_step_cannot_follow_are_flagged() {
         .is_empty()
     );
 }
+
+/// The size estimate that refuses scenes too big for the machine counts at least the particles
+/// a fill gives, for either fill (before, it counted the peer's `ceil(L / 2r) − 1` sites a side
+/// for the volume fill's `round(L / 2r)` too, a layer short on each axis).
+#[test]
+fn the_size_estimate_holds_every_particle_of_either_fill() {
+    let tmp = tempfile::tempdir().unwrap();
+    for fill in ["volume", "splishsplash"] {
+        for side in [0.2, 0.25, 0.31, 0.5] {
+            let text = format!(
+                "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[time]\ndt = 0.002\nend = 1.0\n[particles]\nradius = 0.01\nfill = \"{fill}\"\n[[fluid]]\nmin = [0.1, 0.1, 0.1]\nmax = [{0}, {0}, {0}]\n",
+                0.1 + side
+            );
+            let s = Scene::load(&write(tmp.path(), "s.toml", &text), &[]).unwrap();
+            let (est, n) = (s.memory_estimate().particles_start, s.sample_fluid().len());
+            assert!(est >= n as f64, "{fill}, side {side}: estimate {est} < {n}");
+        }
+    }
+}

@@ -18,6 +18,16 @@ pub struct Estimate {
     pub bytes: f64,
 }
 
+/// Grid bytes per cell: its start offset and its box.
+const CELL_BYTES: f64 = 36.0;
+
+impl Estimate {
+    /// The part of [`bytes`](Self::bytes) the grid takes.
+    pub fn grid_bytes(&self) -> f64 {
+        self.cells * CELL_BYTES
+    }
+}
+
 impl Scene {
     /// The scene's size (see [`Estimate`]); blocks count their whole lattice (obstacles
     /// ignored), so it is an upper bound on particles. Counts are floating point: a radius far
@@ -28,10 +38,16 @@ impl Scene {
         let mut start = 0.0;
         let mut most = 0.0;
         for b in &self.fluid {
+            // As `sample` fills: round(L / s) sites a side, or the peer's ceil(L / s) - 1.
             let n: f64 = (0..3)
                 .map(|a| {
                     let l = (b.max[a] - b.min[a]) as f64;
-                    ((l / s - 1e-4).ceil().max(2.0) - 1.0).max(1.0)
+                    match self.particles.fill {
+                        super::Fill::Volume => (l / s).round().max(1.0),
+                        super::Fill::Splishsplash => {
+                            ((l / s - 1e-4).ceil().max(2.0) - 1.0).max(1.0)
+                        }
+                    }
                 })
                 .product();
             most += n;
@@ -62,7 +78,7 @@ impl Scene {
         let neighbors = 4.0 / 3.0 * std::f64::consts::PI * (h / s).powi(3);
         // Per particle: ~8 vectors of 16 bytes and ~8 scalars of solver state, neighbor
         // indices, grid arrays; per cell: start offset and box.
-        let bytes = most * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * neighbors + 24.0) + cells * 36.0;
+        let bytes = most * (8.0 * 16.0 + 8.0 * 4.0 + 4.0 * neighbors + 24.0) + cells * CELL_BYTES;
         Estimate {
             particles_start: start,
             particles_most: most,
