@@ -583,6 +583,13 @@ fn motions_the_step_cannot_follow_are_flagged() {
             .replace("size = [0.1, 0.1]", "size = [0.2, 0.1]"),
         &["emitter[0]", "15 of its 50 sites", "outside the tank"],
     );
+    // On the floor, pointing up: none of its sites is r inside.
+    one(
+        &jet(1.0)
+            .replace("center = [0.5, 0.8, 0.5]", "center = [0.5, 0.005, 0.5]")
+            .replace("[0.0, -1.0, 0.0]", "[0.0, 1.0, 0.0]"),
+        &["emitter[0]", "none of its 25 sites", "never emits"],
+    );
     // A paddle spanning the tank's depth, right of the water.
     let paddle = |motion: &str| {
         format!(

@@ -240,7 +240,13 @@ impl Scene {
             }
             let all = e.sites(self.spacing()).len();
             let sites = e.sites_in(self.spacing(), &self.tank);
-            if sites.len() < all {
+            if sites.is_empty() {
+                out.push(format!(
+                    "emitter[{k}]: none of its {all} sites lies at least r inside the tank's \
+                     walls, so it never emits: move its center at least r = {} m inside",
+                    self.particles.radius
+                ));
+            } else if sites.len() < all {
                 out.push(format!(
                     "emitter[{k}]: {} of its {all} sites lie outside the tank or within r of \
                      its walls and never emit: the jet carries the flux of the part inside \
