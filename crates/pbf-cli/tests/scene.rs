@@ -17,6 +17,21 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// The warnings of the scene `text` (written into `dir`).
+fn warnings_of(dir: &Path, text: &str) -> Vec<String> {
+    Scene::load(&write(dir, "s.toml", text), &[])
+        .unwrap()
+        .warnings()
+}
+
+/// `w` is one warning holding each of `words` (`what` says which scene, on failure).
+fn one_warning(w: Vec<String>, what: &str, words: &[&str]) {
+    assert_eq!(w.len(), 1, "{what}: {w:?}");
+    for word in words {
+        assert!(w[0].contains(word), "{what}: {}", w[0]);
+    }
+}
+
 fn small() -> String {
     std::fs::read_to_string(root().join("configs/dam_break_small.toml")).unwrap()
 }
@@ -500,19 +515,8 @@ fn sources_that_give_no_water_are_flagged() {
     let base = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[time]\ndt = 0.002\nend = 1.0\n[particles]\nradius = 0.01\n";
     let block = "[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.5, 0.5, 0.5]\n";
     let nozzle = "[[emitter]]\nshape = \"rect\"\ncenter = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nsize = [0.1, 0.1]\nspeed = 1.0\n";
-    let warnings = |extra: &str| {
-        let text = format!("{base}{extra}");
-        Scene::load(&write(tmp.path(), "s.toml", &text), &[])
-            .unwrap()
-            .warnings()
-    };
-    let one = |extra: &str, words: &[&str]| {
-        let w = warnings(extra);
-        assert_eq!(w.len(), 1, "{extra}: {w:?}");
-        for word in words {
-            assert!(w[0].contains(word), "{extra}: {}", w[0]);
-        }
-    };
+    let warnings = |extra: &str| warnings_of(tmp.path(), &format!("{base}{extra}"));
+    let one = |extra: &str, words: &[&str]| one_warning(warnings(extra), extra, words);
     // As written, nothing to say.
     assert!(warnings(&format!("{block}{nozzle}end = 0.5\n")).is_empty());
     one(
@@ -551,19 +555,8 @@ fn motions_the_step_cannot_follow_are_flagged() {
     let tmp = tempfile::tempdir().unwrap();
     // h = 0.04 m, dt = 0.002 s: anything faster than 20 m/s crosses h in one step.
     let base = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[time]\ndt = 0.002\nend = 1.0\n[particles]\nradius = 0.01\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.5, 0.3, 1.0]\n";
-    let warnings = |extra: &str| {
-        let text = format!("{base}{extra}");
-        Scene::load(&write(tmp.path(), "s.toml", &text), &[])
-            .unwrap()
-            .warnings()
-    };
-    let one = |extra: &str, words: &[&str]| {
-        let w = warnings(extra);
-        assert_eq!(w.len(), 1, "{extra}: {w:?}");
-        for word in words {
-            assert!(w[0].contains(word), "{extra}: {}", w[0]);
-        }
-    };
+    let warnings = |extra: &str| warnings_of(tmp.path(), &format!("{base}{extra}"));
+    let one = |extra: &str, words: &[&str]| one_warning(warnings(extra), extra, words);
     let jet = |speed: f32| {
         format!(
             "[[emitter]]\nshape = \"rect\"\ncenter = [0.5, 0.8, 0.5]\ndirection = [0.0, -1.0, 0.0]\nsize = [0.1, 0.1]\nspeed = {speed}\nend = 0.5\n"
