@@ -3,9 +3,10 @@
 //! sampling of fluid blocks into particles, and the size estimate that guards memory.
 //!
 //! Owns: the scene description ([`schema`]), loading ([`Scene::load`]), overrides
-//! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]), the hydrostatic
-//! start of water at rest ([`hydrostatic`]), doubts about what moves (`motion_check`) and building the
-//! simulation from a scene ([`build`]). Does not touch: the step.
+//! ([`overrides`]), validation ([`validate`]), fluid sampling ([`sample`]; blocks touching at the
+//! start: `contacts`), the hydrostatic start of water at rest ([`hydrostatic`]), doubts about
+//! what moves (`motion_check`) and building the simulation from a scene ([`build`]). Does not
+//! touch: the step.
 //!
 //! Every key and its default is documented on the structs of [`schema`] and, with comments, in
 //! `configs/dam_break.toml`.
