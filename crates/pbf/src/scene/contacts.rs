@@ -24,16 +24,16 @@ impl Scene {
     /// for every earlier one).
     pub fn start_sites(&self, k: usize) -> Vec<Vec3A> {
         let mut pts = self.block_sites(k);
+        let mine = &self.fluid[k];
+        if mine.start > 0.0 {
+            return pts;
+        }
         let s = self.spacing();
         let room = s * 0.999;
         let near = |b: &super::FluidBlock, p: Vec3A| {
             (0..3).all(|a| p[a] > b.min[a] - s && p[a] < b.max[a] + s)
         };
-        let mine = &self.fluid[k];
         for (j, other) in self.fluid[..k].iter().enumerate() {
-            if self.fluid[k].start > 0.0 {
-                break;
-            }
             if other.start > 0.0 {
                 continue;
             }
