@@ -70,6 +70,23 @@ fn an_emitter_adds_area_times_speed_over_the_cell_volume_per_second() {
     assert_eq!(s.inflow_added() as usize, block + 37 * 16);
 }
 
+#[test]
+fn an_emitter_without_an_end_is_open_until_the_scene_ends() {
+    // JET's nozzle with no `end`: open to time.end = 1.0 s, then closed (a run taken past the
+    // scene's end adds nothing more).
+    let scene = scene_from(&JET.replace("start = 0.0\nend = 0.6\n", ""), &[]);
+    assert_eq!(scene.emitter[0].end, None);
+    let mut s = Solver::new(&scene).unwrap();
+    let n0 = s.fluid.len() + scene.block_sites(1).len();
+    let per_layer = 16;
+    for _ in 0..600 {
+        s.step();
+    }
+    // Layers at t = 0, 1/60, ..., 1.0: 61 of 16 (area x speed / (2r)^3 = 960 per second).
+    assert!((s.time - 1.2).abs() < 1e-6);
+    assert_eq!(s.fluid.len(), n0 + 61 * per_layer);
+}
+
 /// A jet with nothing to speed it up: zero gravity, in `direction`, from a 10 x 10 cm nozzle at
 /// 1.5 m/s for 0.6 s. (Before the nozzle's guide, PBF's artificial pressure pushed each new layer
 /// back toward the nozzle and such a jet delivered 400 of its 592 particles.)

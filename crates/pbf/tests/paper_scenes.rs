@@ -50,7 +50,7 @@ fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
                 .iter()
                 .map(|e| {
                     let period = e.pitch(sc.spacing()) as f64 / e.speed as f64;
-                    let open = t.min(e.end as f64) - e.start as f64;
+                    let open = t.min(e.closes(sc.time.end) as f64) - e.start as f64;
                     let layers = if open < -1e-9 {
                         0
                     } else {

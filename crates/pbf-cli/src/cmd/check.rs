@@ -63,7 +63,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             1e3 * pitch / e.speed,
             pitch,
             e.start,
-            e.end,
+            e.closes(scene.time.end),
             sites as f32 * e.speed / pitch,
         );
     }

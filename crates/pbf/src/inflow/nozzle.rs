@@ -38,10 +38,12 @@ impl EmitterSpec {
         if !(self.start.is_finite() && self.start >= 0.0) {
             return bad("start", format!("must be >= 0, got {}", self.start));
         }
-        if !(self.end.is_finite() && self.end >= self.start) {
+        if let Some(end) = self.end
+            && !(end.is_finite() && end >= self.start)
+        {
             return bad(
                 "end",
-                format!("must be at least start ({}), got {}", self.start, self.end),
+                format!("must be at least start ({}), got {end}", self.start),
             );
         }
         match self.shape {

@@ -134,7 +134,7 @@ pub fn inflow(scene: &Scene) -> Option<Inflow> {
         inflow.add_nozzle(
             e.layout(scene.spacing(), scene.kernel_radius(), &scene.tank),
             e.start as f64,
-            e.end as f64,
+            e.closes(scene.time.end) as f64,
         );
     }
     (!inflow.is_empty()).then_some(inflow)

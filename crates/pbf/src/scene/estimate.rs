@@ -65,7 +65,8 @@ impl Scene {
                 NozzleKind::Circle => (2.0 * e.radius.unwrap_or_default() as f64 / s + 3.0).powi(2),
             };
             let period = s / e.speed as f64;
-            let layers = ((e.end - e.start) as f64 / period).floor().max(0.0) + 1.0;
+            let open = e.closes(self.time.end) - e.start;
+            let layers = (open as f64 / period).floor().max(0.0) + 1.0;
             most += sites * layers;
         }
         let cells: f64 = (0..3)

@@ -147,7 +147,7 @@ impl Scene {
             })
             .sum();
         let inflow: f32 = (self.emitter.iter())
-            .map(|e| e.area() * e.speed * (e.end - e.start).max(0.0))
+            .map(|e| e.area() * e.speed * (e.closes(self.time.end) - e.start).max(0.0))
             .sum();
         ((blocks + inflow) / floor).min(hi[a] - lo[a])
     }

@@ -75,10 +75,20 @@ pub struct EmitterSpec {
     pub radius: Option<f32>,
     /// Speed along the direction (m/s).
     pub speed: f32,
-    /// When it opens and closes (s).
+    /// When it opens (s; default 0).
     #[serde(default)]
     pub start: f32,
-    pub end: f32,
+    /// When it closes (s; default: open to the scene's `time.end`, see [`EmitterSpec::closes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<f32>,
+}
+
+impl EmitterSpec {
+    /// When the nozzle closes in a scene ending at `time_end`: its `end`, or `time_end` when it
+    /// has none (open for the whole run).
+    pub fn closes(&self, time_end: f32) -> f32 {
+        self.end.unwrap_or(time_end)
+    }
 }
 
 /// A nozzle's shape.
