@@ -508,7 +508,8 @@ fn a_block_holds_its_volume_within_half_a_layer() {
 
 /// Sources that give no water, or give it into a solid, are flagged before a run: a block or
 /// an emitter starting at or after the end, a block wholly inside an obstacle, a nozzle inside
-/// one when it opens, a nozzle under water when it opens.
+/// one when it opens, a nozzle under water when it opens, a nozzle over another open at the same
+/// time.
 #[test]
 fn sources_that_give_no_water_are_flagged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -543,6 +544,42 @@ fn sources_that_give_no_water_are_flagged() {
             nozzle.replace("[0.5, 0.8, 0.5]", "[0.25, 0.25, 0.25]")
         ),
         &["emitter[0]", "25 of its 25 sites", "inside fluid[0]"],
+    );
+    // A second nozzle over the first (copied and moved by 0.03 m): of its 5 x 5 sites, the
+    // 5 x 4 within 0.02 m of the first's take only the room that one leaves. Beside it (moved
+    // by its width, 0.1 m), or open after the first closes, it has its own.
+    let shifted = |dx: &str| nozzle.replace("[0.5, 0.8", &format!("[{dx}, 0.8"));
+    one(
+        &format!(
+            "{nozzle}end = 0.5
+{}end = 0.5
+",
+            shifted("0.53")
+        ),
+        &[
+            "emitter[1]",
+            "20 of its 25 sites",
+            "emitter[0]",
+            "0 s to 0.5 s",
+        ],
+    );
+    assert!(
+        warnings(&format!(
+            "{nozzle}end = 0.5
+{}end = 0.5
+",
+            shifted("0.6")
+        ))
+        .is_empty()
+    );
+    assert!(
+        warnings(&format!(
+            "{nozzle}end = 0.5
+{}start = 0.6
+",
+            shifted("0.53")
+        ))
+        .is_empty()
     );
 }
 

@@ -211,8 +211,10 @@ impl Scene {
     /// Sources that give no water, or give it into a solid: a block or an emitter that starts
     /// at or after `time.end`, a block whose every site lies within r of an obstacle, and an
     /// emitter whose sites lie within r of one when it opens (they emit nothing while it is
-    /// there), an emitter reaching past the tank's walls (its sites there never emit), and a
-    /// nozzle under water when it opens (a site with a particle within 2r does not emit).
+    /// there), an emitter reaching past the tank's walls (its sites there never emit), a
+    /// nozzle under water when it opens (a site with a particle within 2r does not emit), and
+    /// a nozzle overlapping an earlier one open at the same time (the earlier one fills the
+    /// shared sites).
     fn inflow_warnings(&self) -> Vec<String> {
         let end = self.time.end;
         let mut out = Vec::new();
@@ -270,6 +272,25 @@ impl Scene {
                          there moves away",
                         sites.len(),
                         e.start
+                    ));
+                }
+            }
+            // Sites of an earlier nozzle open at the same time take the room first.
+            let s = self.spacing();
+            for (j, f) in self.emitter.iter().enumerate().take(k) {
+                let (from, to) = (e.start.max(f.start), e.closes(end).min(f.closes(end)));
+                let theirs = f.sites_in(s, &self.tank);
+                let shared = sites
+                    .iter()
+                    .filter(|p| theirs.iter().any(|q| p.distance(*q) < 0.999 * s))
+                    .count();
+                if from <= to && shared > 0 {
+                    out.push(format!(
+                        "emitter[{k}]: {shared} of its {} sites lie closer than 2r to sites of \
+                         emitter[{j}], open at the same time ({from} s to {to} s): a site emits \
+                         only where no particle is within 2r, so emitter[{j}] fills those first \
+                         and they carry one jet's flux, not two",
+                        sites.len()
                     ));
                 }
             }
