@@ -508,8 +508,8 @@ fn a_block_holds_its_volume_within_half_a_layer() {
 
 /// Sources that give no water, or give it into a solid, are flagged before a run: a block or
 /// an emitter starting at or after the end, a block wholly inside an obstacle, a nozzle inside
-/// one when it opens, a nozzle under water when it opens, a nozzle over another open at the same
-/// time.
+/// one when it opens, a nozzle under water when it opens, a block thinner than r (it gives more
+/// water, not none), a nozzle over another open at the same time.
 #[test]
 fn sources_that_give_no_water_are_flagged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -545,6 +545,22 @@ fn sources_that_give_no_water_are_flagged() {
         ),
         &["emitter[0]", "25 of its 25 sites", "inside fluid[0]"],
     );
+    // A film 5 mm thick at r = 10 mm: one layer of 50 x 50 sites, 2r thick, four times its water.
+    let film = "[[fluid]]\nmin = [0.0, 0.1, 0.0]\nmax = [1.0, 0.105, 1.0]\n";
+    one(
+        film,
+        &[
+            "fluid[0] is thinner than r",
+            "0.0050 m along y",
+            "4.0 times",
+        ],
+    );
+    let scene = Scene::load(
+        &write(tmp.path(), "film.toml", &format!("{base}{film}")),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(scene.sample_fluid().len(), 50 * 50);
     // A second nozzle over the first (copied and moved by 0.03 m): of its 5 x 5 sites, the
     // 5 x 4 within 0.02 m of the first's take only the room that one leaves. Beside it (moved
     // by its width, 0.1 m), or open after the first closes, it has its own.

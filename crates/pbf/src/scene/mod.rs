@@ -202,9 +202,36 @@ impl Scene {
                 ));
             }
         }
+        out.extend(self.thin_block_warnings());
         out.extend(self.inflow_warnings());
         out.extend(self.motion_warnings());
         out.extend(self.iteration_warnings());
+        out
+    }
+
+    /// Blocks thinner than r along an axis: their one layer of particles holds a slab 2r thick,
+    /// more water than the block (the volume fill's `round(L / 2r)` would give none).
+    fn thin_block_warnings(&self) -> Vec<String> {
+        let (s, r) = (self.spacing(), self.particles.radius);
+        let mut out = Vec::new();
+        for (k, b) in self.fluid.iter().enumerate() {
+            let sides = (0..3).map(|a| b.max[a] - b.min[a]);
+            let thin: Vec<String> = sides
+                .zip(["x", "y", "z"])
+                .filter(|&(l, _)| l < r)
+                .map(|(l, axis)| format!("{l:.4} m along {axis}"))
+                .collect();
+            if !thin.is_empty() {
+                let excess: f32 = (0..3)
+                    .map(|a| s.max(b.max[a] - b.min[a]) / (b.max[a] - b.min[a]))
+                    .product();
+                out.push(format!(
+                    "fluid[{k}] is thinner than r = {r} m ({}): it gets one layer of particles, \
+                     each holding a (2r)^3 cube, so {excess:.1} times the block's water",
+                    thin.join(", ")
+                ));
+            }
+        }
         out
     }
 
