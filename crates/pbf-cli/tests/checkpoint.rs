@@ -235,6 +235,7 @@ fn damaged_or_foreign_checkpoints_are_refused_and_nothing_changes() {
     std::fs::write(&flipped, &b).unwrap();
     let not_one = tmp.path().join("scene.pbfck");
     std::fs::copy(root().join(small), &not_one).unwrap();
+    let missing = tmp.path().join("checkpoint_000000099.pbfck");
     let before = all_files(&dir);
     for (ck, sets, expect) in [
         (&truncated, vec![], "the checkpoint is truncated"),
@@ -256,6 +257,7 @@ fn damaged_or_foreign_checkpoints_are_refused_and_nothing_changes() {
             "resume it with --format vtu",
         ),
         (&good, vec!["--until", "0.16"], "nothing to do"),
+        (&missing, vec![], "cannot read the checkpoint: No such file"),
     ] {
         let mut args = vec!["run", small, "--quiet", "-o", d];
         args.extend(["--resume", ck.to_str().unwrap()]);
@@ -266,6 +268,12 @@ fn damaged_or_foreign_checkpoints_are_refused_and_nothing_changes() {
         let (code, text) = pbf(&args);
         assert_eq!(code, Some(2), "{expect}: {text}");
         assert!(text.contains(expect), "expected '{expect}' in: {text}");
+        // The cause once, not repeated by the error chain.
+        assert_eq!(
+            text.matches("os error").count(),
+            text.contains("os error") as usize,
+            "{text}"
+        );
         assert!(
             all_files(&dir) == before,
             "{expect}: the output folder changed"

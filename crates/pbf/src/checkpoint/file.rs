@@ -25,7 +25,7 @@ const OLDEST: u32 = 1;
 /// Why a checkpoint cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("{path}: cannot read the checkpoint: {source}")]
+    #[error("{path}: cannot read the checkpoint")]
     Io {
         path: PathBuf,
         #[source]
