@@ -315,3 +315,29 @@ motion = {{ type = "sine", amplitude = [{amplitude}, 0.0, 0.0], period = 0.8 }}
         "a 3x longer stroke should make higher waves: {large} against {small} m"
     );
 }
+
+#[test]
+fn a_solid_that_never_enters_the_tank_is_flagged() {
+    // A 0.1 m sphere centred 0.5 m beyond the x-max wall of a 1 m tank: fixed, it touches no
+    // water; sliding in at 1 m/s it reaches the tank at 0.4 s; at 0.3 m/s, never within 1 s.
+    let text = |motion: &str| {
+        format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\n[particles]\nradius = 0.02\n\
+             [time]\ndt = 0.004\nend = 1.0\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.3, 0.3, 0.3]\n\
+             [[obstacle]]\nshape = \"sphere\"\ncenter = [1.5, 0.5, 0.5]\nradius = 0.1\n{motion}"
+        )
+    };
+    let linear = |v: f32| {
+        format!(
+            "motion = {{ type = \"linear\", velocity = [{v}, 0.0, 0.0], start = 0.0, end = 1.0 }}\n"
+        )
+    };
+    let outside = |motion: &str| {
+        let w = scene_from(&text(motion), &[]).warnings();
+        w.iter()
+            .any(|w| w.contains("obstacle[0] lies wholly outside the tank"))
+    };
+    assert!(outside(""));
+    assert!(!outside(&linear(-1.0)));
+    assert!(outside(&linear(-0.3)));
+}

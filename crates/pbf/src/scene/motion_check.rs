@@ -13,6 +13,8 @@ use glam::{Mat3, Vec3A};
 const SAMPLES: usize = 2000;
 
 impl Scene {
+    /// - A solid whose box lies wholly outside the tank at every time of the run (a mistake:
+    ///   it touches no water).
     /// - A block whose velocity, an emitter whose speed carries its particles more than h in one
     ///   step, and a solid
     ///   whose motion does (fastest over the run, from its offsets at [`SAMPLES`] times and at
@@ -54,11 +56,12 @@ impl Scene {
         let sites = std::cell::OnceCell::new();
         for (k, o) in self.obstacle.iter().enumerate() {
             let motion = o.motion();
-            let mut times: Vec<f64> = (0..=SAMPLES)
+            let fixed = matches!(motion, Motion::Fixed);
+            let mut times: Vec<f64> = (0..=if fixed { 0 } else { SAMPLES })
                 .map(|j| end * j as f64 / SAMPLES as f64)
                 .collect();
             match &motion {
-                Motion::Fixed => continue,
+                Motion::Fixed => {}
                 Motion::Path { times: knots, .. } => {
                     times.extend(knots.iter().filter(|&&t| t > 0.0 && t < end))
                 }
@@ -70,6 +73,29 @@ impl Scene {
             times.sort_by(f64::total_cmp);
             times.dedup();
             let offsets: Vec<Vec3A> = times.iter().map(|&t| motion.offset(t)).collect();
+            let reach = world_half_extents(o.shape(), Mat3::from_quat(o.rotation()));
+            let c0 = Vec3A::from_array(o.center);
+            let (lo, hi) = (
+                Vec3A::from_array(self.tank.min),
+                Vec3A::from_array(self.tank.max),
+            );
+            let in_tank = |off: &Vec3A| {
+                let c = c0 + *off;
+                (c - reach).cmplt(hi).all() && (c + reach).cmpgt(lo).all()
+            };
+            if !offsets.iter().any(in_tank) {
+                out.push(format!(
+                    "obstacle[{k}] lies wholly outside the tank (min {:?}, max {:?}){}: it \
+                     touches no water (is its center in the tank's coordinates?)",
+                    self.tank.min,
+                    self.tank.max,
+                    if fixed { "" } else { " over its whole motion" }
+                ));
+                continue;
+            }
+            if fixed {
+                continue;
+            }
             // Fastest: the largest mean speed between consecutive times.
             let (mut fastest, mut at) = (0.0f32, 0.0);
             for j in 1..times.len() {
@@ -90,12 +116,6 @@ impl Scene {
                 ));
             }
             // The gaps between the solid's box and each wall.
-            let reach = world_half_extents(o.shape(), Mat3::from_quat(o.rotation()));
-            let c0 = Vec3A::from_array(o.center);
-            let (lo, hi) = (
-                Vec3A::from_array(self.tank.min),
-                Vec3A::from_array(self.tank.max),
-            );
             let gaps = |off: Vec3A| {
                 let c = c0 + off;
                 [c - reach - lo, hi - c - reach]
