@@ -50,21 +50,21 @@ pub fn main(a: Args) -> Result<ExitCode> {
             e.pitch(s),
         );
         let flux = if sites == all {
-            format!("area {:.5} m² x speed {} m/s / (2r)³", e.area(), e.speed)
+            format!("area {} m² x speed {} m/s / (2r)³", sig3(e.area()), e.speed)
         } else {
             format!(
-                "{sites}/{all} of area {:.5} m² (its sites inside the tank) x speed {} m/s / (2r)³",
-                e.area(),
+                "{sites}/{all} of area {} m² (its sites inside the tank) x speed {} m/s / (2r)³",
+                sig3(e.area()),
                 e.speed
             )
         };
         outln!(
-            "emitter {k}   {sites} sites a layer, a layer every {:.3} ms ({:.4} m apart), from {} s to {} s: {:.0} particles/s = {flux}",
+            "emitter {k}   {sites} sites a layer, a layer every {:.3} ms ({:.4} m apart), from {} s to {} s: {} particles/s = {flux}",
             1e3 * pitch / e.speed,
             pitch,
             e.start,
             e.closes(scene.time.end),
-            sites as f32 * e.speed / pitch,
+            sig3(sites as f32 * e.speed / pitch),
         );
     }
     let crowded = scene.sites_at_contacts();
@@ -141,4 +141,26 @@ pub fn main(a: Args) -> Result<ExitCode> {
     );
     outln!("memory      about {:.0} MB", bytes / 1e6);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `x` with at least three significant digits, without an exponent (a nozzle's 7.85e-5 m² is
+/// "0.0000785", its 0.785 particles/s "0.785", its 1234.6 "1235").
+fn sig3(x: f32) -> String {
+    let digits = if x > 0.0 && x < 100.0 {
+        (2.0 - x.log10().floor()) as usize
+    } else {
+        0
+    };
+    format!("{x:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn small_rates_and_areas_keep_three_significant_digits() {
+        assert_eq!(super::sig3(7.85e-5), "0.0000785");
+        assert_eq!(super::sig3(0.0982), "0.0982");
+        assert_eq!(super::sig3(12.345), "12.3");
+        assert_eq!(super::sig3(1234.6), "1235");
+    }
 }
