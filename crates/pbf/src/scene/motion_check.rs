@@ -1,5 +1,5 @@
-//! Doubts about what moves in a scene: jets and solids faster than the step can follow, and
-//! solids whose motion shuts fluid against a tank wall.
+//! Doubts about what moves in a scene: jets and solids faster than the step can follow,
+//! solids whose motion shuts fluid against a tank wall, and solids that never enter the tank.
 //!
 //! Owns: [`Scene::motion_warnings`] (part of [`Scene::warnings`]). Does not touch: validation
 //! (a scene that warns still runs) or the motions themselves (`boundary::motion`).
