@@ -108,6 +108,12 @@ pub fn output_dir(dir: &Option<PathBuf>, name: &str) -> Result<PathBuf> {
     let dir = dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(name));
+    if dir.exists() && !dir.is_dir() {
+        return Err(input(anyhow::anyhow!(
+            "-o: {} is a file, not a folder: give a folder for the output",
+            dir.display()
+        )));
+    }
     std::fs::create_dir_all(&dir).map_err(|e| {
         input(anyhow::anyhow!(
             "-o: cannot create the output folder {}: {e}",

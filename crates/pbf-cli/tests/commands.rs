@@ -302,8 +302,8 @@ fn an_interrupted_validation_reports_the_runs_that_finished() {
 #[test]
 fn a_write_failure_stops_the_run_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
-    // A file where the output folder should be: the folder cannot be created, which is the
-    // user's -o (exit 2, before anything runs).
+    // A file where the output folder should be: the user's -o is wrong (exit 2, before
+    // anything runs).
     let blocker = dir.path().join("out");
     std::fs::write(&blocker, "not a folder").unwrap();
     let o = run_cli(&[
@@ -316,7 +316,7 @@ fn a_write_failure_stops_the_run_with_exit_1() {
         blocker.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("-o: cannot create the output folder"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is a file, not a folder"));
     // A directory where frame 1 should go: frame 0 is written, frame 1 fails (even as root).
     let out = dir.path().join("frames");
     std::fs::create_dir_all(out.join("frame_00001.vtu")).unwrap();

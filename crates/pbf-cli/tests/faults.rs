@@ -197,6 +197,11 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "-o: cannot create the output folder",
         },
         Refused {
+            what: "fixed: -o naming a file said 'cannot create the output folder ... File exists'",
+            args: args(&["run", small, "--quiet", "-o", blocker.to_str().unwrap()]),
+            expect: "is a file, not a folder",
+        },
+        Refused {
             what: "fixed: an empty point file was searched",
             args: args(&["bench-search", empty.to_str().unwrap(), "--radius", "0.1"]),
             expect: "holds no points",
