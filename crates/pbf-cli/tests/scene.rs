@@ -563,15 +563,15 @@ fn sources_that_give_no_water_are_flagged() {
     assert_eq!(scene.sample_fluid().len(), 50 * 50);
     // A second nozzle over the first (copied and moved by 0.03 m): of its 5 x 5 sites, the
     // 5 x 4 within 0.02 m of the first's take only the room that one leaves. Beside it (moved
-    // by its width, 0.1 m), or open after the first closes, it has its own.
-    let shifted = |dx: &str| nozzle.replace("[0.5, 0.8", &format!("[{dx}, 0.8"));
-    one(
-        &format!(
-            "{nozzle}end = 0.5
-{}end = 0.5
-",
-            shifted("0.53")
-        ),
+    // by its width, 0.1 m), or open after the first closes, it has its own. `two(dx, open)`:
+    // the first open to 0.5 s, the second at x = dx, open as `open` says.
+    let two = |dx: &str, open: &str| {
+        let second = nozzle.replace("[0.5, 0.8", &format!("[{dx}, 0.8"));
+        warnings(&format!("{nozzle}end = 0.5\n{second}{open}\n"))
+    };
+    one_warning(
+        two("0.53", "end = 0.5"),
+        "a nozzle 0.03 m beside another",
         &[
             "emitter[1]",
             "20 of its 25 sites",
@@ -579,24 +579,8 @@ fn sources_that_give_no_water_are_flagged() {
             "0 s to 0.5 s",
         ],
     );
-    assert!(
-        warnings(&format!(
-            "{nozzle}end = 0.5
-{}end = 0.5
-",
-            shifted("0.6")
-        ))
-        .is_empty()
-    );
-    assert!(
-        warnings(&format!(
-            "{nozzle}end = 0.5
-{}start = 0.6
-",
-            shifted("0.53")
-        ))
-        .is_empty()
-    );
+    assert!(two("0.6", "end = 0.5").is_empty());
+    assert!(two("0.53", "start = 0.6").is_empty());
 }
 
 /// What moves faster than the step follows, or shuts water against a wall: a block, a jet or a
