@@ -306,12 +306,15 @@ impl Scene {
             let s = self.spacing();
             for (j, f) in self.emitter.iter().enumerate().take(k) {
                 let (from, to) = (e.start.max(f.start), e.closes(end).min(f.closes(end)));
+                if from > to {
+                    continue;
+                }
                 let theirs = f.sites_in(s, &self.tank);
                 let shared = sites
                     .iter()
                     .filter(|p| theirs.iter().any(|q| p.distance(*q) < 0.999 * s))
                     .count();
-                if from <= to && shared > 0 {
+                if shared > 0 {
                     out.push(format!(
                         "emitter[{k}]: {shared} of its {} sites lie closer than 2r to sites of \
                          emitter[{j}], open at the same time ({from} s to {to} s): a site emits \
