@@ -75,11 +75,13 @@ fn bench(c: &mut Criterion) {
         mass: solver.mass(),
         wall: &wall,
         swirl: &swirl,
+        pv: &[],
     };
     let needs = Needs {
         curl: true,
         smoothing: true,
         swirl: true,
+        normals: false,
     };
     let (mut rho, mut vv) = (vec![0.0f32; n], vec![Vec4::ZERO; n]);
     let (mut curl, mut smooth, mut eta) = (
@@ -98,6 +100,7 @@ fn bench(c: &mut Criterion) {
                     curl: &mut curl,
                     smoothing: &mut smooth,
                     eta: &mut eta,
+                    normals: &mut [],
                 },
             )
         })

@@ -23,6 +23,11 @@ pub struct Scratch {
     /// The vorticity confinement's η from the same pass (stays empty when the confinement is
     /// off).
     pub eta: Vec<Vec3A>,
+    /// The surface normals from the same pass, with each particle's volume in w, and the
+    /// positions with the solve's volumes that it weighs them by (both stay empty without
+    /// surface tension).
+    pub normals: Vec<Vec4>,
+    pub pv: Vec<Vec4>,
 }
 
 /// Particles per rayon task in the solver's loops.

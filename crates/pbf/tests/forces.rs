@@ -91,11 +91,13 @@ fn kinematics_of(
             mass: m,
             wall: &|i| wall[i],
             swirl,
+            pv: &[],
         },
         Needs {
             curl: true,
             smoothing: true,
             swirl: true,
+            normals: false,
         },
         KinematicsOut {
             density: &mut rho,
@@ -103,6 +105,7 @@ fn kinematics_of(
             curl: &mut curl,
             smoothing: &mut smooth,
             eta: &mut eta,
+            normals: &mut [],
         },
     );
     (rho, vv, curl, smooth, eta)
@@ -146,6 +149,7 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
         vv: &vv,
         smoothing: &smoothing,
         eta: &eta,
+        normals: &[],
         dt,
         mass: m,
         rest_density: 1000.0,
@@ -162,6 +166,7 @@ fn fused_force_pass_matches_the_formulas_pair_by_pair() {
             curl: true,
             smoothing: true,
             swirl: true,
+            normals: false,
         }
     );
     forces.prepare(&input, &mut fluid);
@@ -296,6 +301,7 @@ fn no_forces_leave_velocities_unchanged() {
         vv: &vv,
         smoothing: &[],
         eta: &[],
+        normals: &[],
         dt: 0.01,
         mass: 0.008,
         rest_density: 1000.0,
@@ -325,19 +331,57 @@ fn cohesion(h: f64, r: f64) -> f64 {
 #[test]
 fn surface_tension_matches_akinci_2013_pair_by_pair() {
     use pbf::forces::surface_tension::SurfaceTension;
-    // A block of fluid (so it has a surface, where the normals and the curvature term live),
-    // random velocities and volumes (densities 800-1300).
+    // A block of fluid (so it has a surface, where the normals and the curvature term live) and
+    // random velocities. The normals weigh each neighbor by the density solve's last densities
+    // (random here, 800-1300); K_ij takes the densities of the kinematics pass (random wall
+    // shares added, so they differ from particle to particle as well).
     let h = 0.045f32;
     let (ns, p) = searched_lattice(8, 0.018, 0.004, 3, h);
     let n = p.len();
     let (m, rho0, gamma, dt) = (0.0058f32, 1000.0f32, 0.7f32, 0.004f32);
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
-    let rho: Vec<f32> = (0..n).map(|_| rng.random_range(800.0..1300.0)).collect();
+    let solve_rho: Vec<f32> = (0..n).map(|_| rng.random_range(800.0..1300.0)).collect();
+    let wall: Vec<f32> = (0..n).map(|_| rng.random_range(0.0..500.0)).collect();
     let v: Vec<Vec3A> = (0..n)
         .map(|_| Vec3A::new(rng.random_range(-1.0..1.0), 0.0, 0.0))
         .collect();
-    let vv: Vec<glam::Vec4> = v.iter().zip(&rho).map(|(v, &r)| v.extend(m / r)).collect();
     let kernels = Kernels::new(h);
+    let pv: Vec<glam::Vec4> = p
+        .iter()
+        .zip(&solve_rho)
+        .map(|(q, &r)| q.extend(m / r))
+        .collect();
+    let (mut rho, mut vv) = (vec![0.0; n], vec![glam::Vec4::ZERO; n]);
+    let mut normals = vec![glam::Vec4::ZERO; n];
+    let mut forces = (SurfaceTension::new(gamma),);
+    assert_eq!(
+        forces.needs(),
+        Needs {
+            normals: true,
+            ..Needs::NONE
+        }
+    );
+    kinematics(
+        &KinematicsIn {
+            lists: ns.lists(),
+            p: &p,
+            v: &v,
+            kernels: &kernels,
+            mass: m,
+            wall: &|i| wall[i],
+            swirl: &[],
+            pv: &pv,
+        },
+        forces.needs(),
+        KinematicsOut {
+            density: &mut rho,
+            vv: &mut vv,
+            curl: &mut [],
+            smoothing: &mut [],
+            eta: &mut [],
+            normals: &mut normals,
+        },
+    );
     let input = ForceInput {
         lists: ns.lists(),
         kernels: &kernels,
@@ -345,6 +389,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
         vv: &vv,
         smoothing: &[],
         eta: &[],
+        normals: &normals,
         dt,
         mass: m,
         rest_density: rho0,
@@ -352,7 +397,6 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
     };
     let mut fluid = Fluid::at_rest(p.clone(), rho0);
     fluid.v = v.clone();
-    let mut forces = (SurfaceTension::new(gamma),);
     forces.prepare(&input, &mut fluid);
     let mut out = vec![Vec3A::ZERO; n];
     forces.apply(&input, &fluid, &mut out);
@@ -360,19 +404,36 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
     // The reference, in f64, from the paper's formulas over all pairs within h.
     let (hd, md, r0) = (h as f64, m as f64, rho0 as f64);
     let pd: Vec<DVec3> = p.iter().map(|q| q.as_dvec3()).collect();
-    let rd: Vec<f64> = vol_of(&vv).iter().map(|&w| md / w).collect();
     let near: Vec<Vec<usize>> = (0..n)
         .map(|i| (0..n).filter(|&j| pd[i].distance(pd[j]) <= hd).collect())
+        .collect();
+    let rd: Vec<f64> = (0..n)
+        .map(|i| {
+            wall[i] as f64
+                + near[i]
+                    .iter()
+                    .fold(0.0, |acc, &j| acc + md * poly6(hd, pd[i].distance(pd[j])))
+        })
         .collect();
     let normal: Vec<DVec3> = (0..n)
         .map(|i| {
             hd * near[i].iter().fold(DVec3::ZERO, |acc, &j| {
-                acc + (md / rd[j]) * spiky_grad(hd, pd[i] - pd[j])
+                acc + (md / solve_rho[j] as f64) * spiky_grad(hd, pd[i] - pd[j])
             })
         })
         .collect();
     let (mut worst, mut scale, mut total) = (0.0f64, 0.0f64, DVec3::ZERO);
+    let mut longest = 0.0f64;
     for i in 0..n {
+        // The pass's normal and volume against the formulas.
+        let got_n = Vec3A::from(normals[i].truncate()).as_dvec3();
+        assert!(
+            (got_n - normal[i]).length() <= 1e-4 * normal[i].length().max(0.1),
+            "particle {i}: normal {got_n} against {}",
+            normal[i]
+        );
+        assert!((normals[i].w as f64 - md / rd[i]).abs() <= 1e-5 * md / rd[i]);
+        longest = longest.max(normal[i].length());
         let f = near[i]
             .iter()
             .filter(|&&j| j != i)
@@ -390,6 +451,8 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
         scale = scale.max(want.length());
         total += md * got;
     }
+    // The block's surface has normals of about unit length.
+    assert!(longest > 0.3, "longest normal {longest}");
     assert!(scale > 1e-4, "surface tension should act: {scale}");
     assert!(
         worst <= 1e-4 * scale,
@@ -397,10 +460,6 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
     );
     // Antisymmetric pair terms: the momentum change sums to zero (to rounding).
     assert!(total.length() <= 1e-4 * md * scale * n as f64, "{total}");
-}
-
-fn vol_of(vv: &[glam::Vec4]) -> Vec<f64> {
-    vv.iter().map(|q| q.w as f64).collect()
 }
 
 /// Vorticity confinement at strength 0 adds nothing and walks no neighbors, but ω is still
@@ -423,6 +482,7 @@ fn vorticity_off_leaves_xsph_alone_and_still_gives_omega() {
         vv: &vv,
         smoothing: &smoothing,
         eta: &eta,
+        normals: &[],
         dt: 0.004,
         mass: 0.008,
         rest_density: 1000.0,

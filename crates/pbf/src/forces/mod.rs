@@ -9,7 +9,7 @@
 //!
 //! Every force reads the velocities of the position update (`v = (p − x) / dt`), and the sums of
 //! the velocity field the step takes with the densities (`sph::kinematics`: the curl, the
-//! smoothed velocity difference) when it asks for them ([`NonPressureForce::needs`]). A force is a
+//! smoothed velocity difference, the surface normals) when it asks for them ([`NonPressureForce::needs`]). A force is a
 //! sum over each particle's neighbors followed by a per-particle velocity change; a
 //! [`ForceSet`] walks a particle's neighbors once, lets every force add its pair terms chunk by
 //! chunk, and adds the changes in the order the forces are listed (`v_i ← (v_i + Δv_1) + Δv_2
@@ -42,6 +42,9 @@ pub struct ForceInput<'a> {
     pub smoothing: &'a [Vec3A],
     /// η of the vorticity confinement (the kinematics pass's; empty unless asked for).
     pub eta: &'a [Vec3A],
+    /// The surface normals `n_i` with `m / ρ_i` in w (the kinematics pass's; empty unless asked
+    /// for).
+    pub normals: &'a [Vec4],
     pub dt: f32,
     /// Particle mass and rest density.
     pub mass: f32,
@@ -101,11 +104,6 @@ pub trait NonPressureForce: Send + Sync {
 
     /// Particle `i`'s velocity change, from its summed pair terms.
     fn velocity_change(&self, input: &ForceInput, fluid: &Fluid, i: usize, sum: Vec3A) -> Vec3A;
-
-    /// A pass of its own worth timing as a phase (its name, seconds since the last call).
-    fn take_time(&self) -> Option<(&'static str, f64)> {
-        None
-    }
 }
 
 /// Forces applied together in one neighbor pass: a tuple of [`NonPressureForce`]s, in the
@@ -125,11 +123,6 @@ pub trait ForceSet: Send + Sync {
     /// (`(v_i + Δv_1) + Δv_2 …`), from one walk over its neighbors. A gather: each particle
     /// writes only its own slot.
     fn apply(&self, input: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]);
-
-    /// The forces' own timed passes (see [`NonPressureForce::take_time`]), summed.
-    fn take_time(&self) -> f64 {
-        0.0
-    }
 }
 
 impl ForceSet for () {
@@ -163,10 +156,6 @@ macro_rules! force_set {
 
             fn prepare(&mut self, input: &ForceInput, fluid: &mut Fluid) {
                 $(self.$k.prepare(input, fluid);)+
-            }
-
-            fn take_time(&self) -> f64 {
-                0.0 $(+ self.$k.take_time().map_or(0.0, |t| t.1))+
             }
 
             fn apply(&self, input: &ForceInput, fluid: &Fluid, out: &mut [Vec3A]) {

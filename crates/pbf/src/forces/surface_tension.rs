@@ -4,8 +4,12 @@
 //! the surface.
 //!
 //! For neighbors `j ≠ i` within h, with `r = p_i − p_j`:
-//! - normals (one pass of their own, before the velocity change): `n_i = h Σ_j (m/ρ_j) ∇W_ij`
-//!   (spiky gradient; near zero inside the fluid, about unit length at the surface);
+//! - normals `n_i = h Σ_j (m/ρ_j) ∇W_ij` (spiky gradient; near zero inside the fluid, about unit
+//!   length at the surface), summed by the kinematics pass (`sph::kinematics`) with the step's
+//!   densities, so they cost no neighbor pass of their own: each neighbor's `ρ_j` is the density
+//!   solve's last measurement, one correction before the final positions (the same density when
+//!   an error-controlled solve stops on a density pass). Removing the normals' own pass saved
+//!   about 7% of a paper-scale step with surface tension on (docs/results.md, stop 34);
 //! - cohesion `F_coh = −γ m_i m_j C(|r|) r / |r|`, with `C(r) = 32 / (π h⁹) ·`
 //!   `(h − r)³ r³` for `h/2 < r ≤ h`, `2 (h − r)³ r³ − h⁶/64` for `0 < r ≤ h/2`;
 //! - curvature `F_curv = −γ m_i (n_i − n_j)`;
@@ -14,35 +18,25 @@
 //! applied as `Δv_i = dt F_i / m_i`. γ is the scene's `surface_tension.coefficient`. Every sum is
 //! antisymmetric in i and j, so the force conserves momentum.
 //!
-//! Owns: [`SurfaceTension`] (γ, the normals) and its pair term. Does not touch: other forces,
+//! Owns: [`SurfaceTension`] (γ) and its pair term. Does not touch: other forces,
 //! positions, or solids (fluid–solid adhesion, the same paper's third term, is the colliders'
 //! own: `boundary::Collider::adhesion`, applied by the solver after the forces).
 
 use super::{ForceInput, NonPressureForce, PairSum};
-use crate::par::par_gather;
 use crate::particles::Fluid;
-use crate::sph::sums::{Chunk, chunks};
-use glam::{Vec3A, Vec4};
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::sph::kinematics::Needs;
+use crate::sph::sums::Chunk;
+use glam::Vec3A;
 use wide::f32x8;
 
 /// Akinci et al. 2013 surface tension of strength `gamma`.
 pub struct SurfaceTension {
     gamma: f32,
-    /// `n_i`, with the volume `m / ρ_i` in w (the pair term reads both of a neighbor in one
-    /// load).
-    normals: Vec<Vec4>,
-    /// Wall-clock time of the normals pass since the last `take_time`, ns.
-    spent_ns: AtomicU64,
 }
 
 impl SurfaceTension {
     pub fn new(gamma: f32) -> Self {
-        SurfaceTension {
-            gamma,
-            normals: Vec::new(),
-            spent_ns: AtomicU64::new(0),
-        }
+        SurfaceTension { gamma }
     }
 
     /// The cohesion spline without its constant `32 / (π h⁹)`, per lane, for `r` in (0, h].
@@ -61,29 +55,17 @@ impl NonPressureForce for SurfaceTension {
         "surface tension (Akinci 2013)"
     }
 
-    /// The normals `n_i = h Σ_j vol_j ∇W_ij`, each with its particle's volume: one more neighbor
-    /// pass.
-    fn prepare(&mut self, input: &ForceInput, _: &mut Fluid) {
-        let t = std::time::Instant::now();
-        let (lists, p, vv, k) = (input.lists, input.p, input.vv, input.kernels);
-        let scale = k.h * k.spiky_grad_coef();
-        self.normals.resize(p.len(), Vec4::ZERO);
-        par_gather(&mut self.normals, |i| {
-            let z = f32x8::ZERO;
-            let (mut nx, mut ny, mut nz) = (z, z, z);
-            for c in chunks(lists.neighbors(i), i, p) {
-                let vol = c.gather_diff_w(vv, Vec3A::ZERO).3;
-                let g = c.spiky(k.h, 0.0) * vol;
-                nx += g * c.x;
-                ny += g * c.y;
-                nz += g * c.z;
-            }
-            (scale * crate::sph::sums::vec3(nx, ny, nz)).extend(vv[i].w)
-        });
-        crate::distributed::refresh(input.halo, &mut self.normals);
-        self.spent_ns
-            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    /// The normals, with each particle's volume `m / ρ_i` in w (`ForceInput::normals`: the
+    /// pair term reads both of a neighbor in one load).
+    fn needs(&self) -> Needs {
+        Needs {
+            normals: true,
+            ..Needs::NONE
+        }
     }
+
+    /// Nothing: the normals are the kinematics pass's.
+    fn prepare(&mut self, _: &ForceInput, _: &mut Fluid) {}
 
     /// `Σ_j K_ij (m C(|r|) r / |r| + (n_i − n_j))` without the constant of C in the first term
     /// (folded in below), `K_ij = 2ρ0 / (ρ_i + ρ_j)` with `ρ = m / vol`.
@@ -94,8 +76,8 @@ impl NonPressureForce for SurfaceTension {
         let r = c.r2.sqrt();
         // Self and padding lanes: no pair (r = 0 or mask 0).
         let pair = c.r2.simd_gt(f32x8::ZERO).select(c.mask, f32x8::ZERO);
-        let ni = self.normals[i];
-        let (dnx, dny, dnz, vol_j) = c.gather_diff_w(&self.normals, ni.truncate().into());
+        let ni = input.normals[i];
+        let (dnx, dny, dnz, vol_j) = c.gather_diff_w(input.normals, ni.truncate().into());
         let rho_i = m / ni.w;
         let rho_j = f32x8::splat(m) / vol_j;
         let kij = f32x8::splat(2.0 * rho0) / (f32x8::splat(rho_i) + rho_j) * pair;
@@ -111,10 +93,5 @@ impl NonPressureForce for SurfaceTension {
     fn velocity_change(&self, input: &ForceInput, _: &Fluid, _: usize, sum: Vec3A) -> Vec3A {
         // F_i / m_i = −γ Σ_j K_ij (m_j C r/|r| + (n_i − n_j)).
         (-self.gamma * input.dt) * sum
-    }
-
-    fn take_time(&self) -> Option<(&'static str, f64)> {
-        let ns = self.spent_ns.swap(0, Ordering::Relaxed);
-        Some(("surface normals", ns as f64 * 1e-9))
     }
 }

@@ -46,6 +46,7 @@ impl NonPressureForce for VorticityConfinement {
             curl: true,
             smoothing: false,
             swirl: self.epsilon != 0.0,
+            normals: false,
         }
     }
 

@@ -33,6 +33,7 @@ impl NonPressureForce for Xsph {
             curl: false,
             smoothing: self.c != 0.0,
             swirl: false,
+            normals: false,
         }
     }
 

@@ -17,12 +17,9 @@ pub struct Phases {
     /// The density solve (part of the behavior).
     #[serde(default)]
     pub density_solve: f64,
-    /// The non-pressure forces (part of the behavior; surface normals included).
+    /// The non-pressure forces' walk (part of the behavior).
     #[serde(default)]
     pub forces: f64,
-    /// Surface tension's normals pass (part of the behavior).
-    #[serde(default)]
-    pub surface_normals: f64,
     pub output: f64,
     /// Writing checkpoints (outside the steps).
     #[serde(default)]
@@ -39,7 +36,6 @@ impl Phases {
         self.collisions += t.collisions;
         self.density_solve += t.density_solve;
         self.forces += t.forces;
-        self.surface_normals += t.surface_normals;
         self.step += t.step;
     }
 
@@ -60,7 +56,6 @@ impl Phases {
             Some(("particle behavior", self.behavior)),
             Some(("  density solve", self.density_solve)),
             Some(("  forces", self.forces)),
-            (self.surface_normals > 0.0).then_some(("    surface normals", self.surface_normals)),
             Some((
                 "  velocities and densities",
                 (self.behavior - self.density_solve - self.forces).max(0.0),
@@ -217,7 +212,6 @@ impl RunSummary {
                 "density_solve": ms(ph.density_solve),
                 "forces": ms(ph.forces),
                 "collisions": ms(ph.collisions),
-                "surface_normals": ms(ph.surface_normals),
                 "output": ms(ph.output),
                 "checkpoint": ms(ph.checkpoint),
                 "step": ms(ph.step),

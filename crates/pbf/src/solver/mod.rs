@@ -65,11 +65,9 @@ pub struct StepTimes {
     /// Of the behavior: the density solve (the constraint iterations, walls and solids
     /// included).
     pub density_solve: f64,
-    /// Of the behavior: the non-pressure forces (their own passes, such as surface tension's
-    /// normals, included) and adhesion.
+    /// Of the behavior: the non-pressure forces' walk and adhesion (the sums they read from the
+    /// kinematics pass are not in it).
     pub forces: f64,
-    /// Of the behavior: the forces' passes of their own (surface tension's normals); 0 without.
-    pub surface_normals: f64,
     pub step: f64,
     /// The density solve's iterations and the density error it reached (not a time).
     #[serde(skip)]
@@ -271,7 +269,6 @@ impl Solver {
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
         self.colliders.take_time();
-        self.forces.take_time();
         self.predict();
         // Particles into the slabs that own their predicted cells, ghosts in (other processes).
         self.halo
@@ -306,7 +303,6 @@ impl Solver {
             density_solve: b.density_solve,
             forces: b.forces,
             collisions: self.colliders.take_time(),
-            surface_normals: self.forces.take_time(),
             step: t_step.elapsed().as_secs_f64(),
             solve: self.density_solver.last_solve(),
         };
@@ -551,6 +547,14 @@ impl Solver {
         if needs.swirl {
             scratch.eta.resize(n, Vec3A::ZERO);
         }
+        if needs.normals {
+            scratch.normals.resize(n, Vec4::ZERO);
+            // The normals weigh each neighbor by its volume from the solve's last density (the
+            // ghosts' from their owners), read with its position.
+            refresh(&*self.halo, &mut f.density);
+            scratch.pv.resize(n, Vec4::ZERO);
+            par_gather(&mut scratch.pv, |i| p[i].extend(m / f.density[i]));
+        }
         kinematics(
             &KinematicsIn {
                 lists,
@@ -560,6 +564,7 @@ impl Solver {
                 mass: m,
                 wall: &|i| colliders.density(i, p[i], solid).0,
                 swirl: &f.swirl,
+                pv: &scratch.pv,
             },
             needs,
             KinematicsOut {
@@ -568,10 +573,14 @@ impl Solver {
                 curl: &mut f.vorticity,
                 smoothing: &mut scratch.smoothing,
                 eta: &mut scratch.eta,
+                normals: &mut scratch.normals,
             },
         );
         refresh(&*self.halo, &mut f.density);
         refresh(&*self.halo, &mut scratch.v4);
+        if needs.normals {
+            refresh(&*self.halo, &mut scratch.normals);
+        }
 
         // 6. Non-pressure forces, all from the velocities of 5.
         let t = Instant::now();
@@ -582,6 +591,7 @@ impl Solver {
             vv: &scratch.v4,
             smoothing: &scratch.smoothing,
             eta: &scratch.eta,
+            normals: &scratch.normals,
             dt,
             mass: m,
             rest_density: self.rho0,

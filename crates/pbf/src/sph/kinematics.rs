@@ -12,7 +12,11 @@
 //! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (poly6):
 //!   the pull toward the neighbors' average that XSPH scales by its coefficient;
 //! - if asked, the gradient `η_i = Σ_j σ_j ∇_{p_i} W_ij` of a per-particle scalar σ given
-//!   (spiky gradient; the vorticity confinement's, with σ its swirl of the last step).
+//!   (spiky gradient; the vorticity confinement's, with σ its swirl of the last step);
+//! - if asked, the surface normal `n_i = h Σ_j (m/ρ̃_j) ∇_{p_i} W_ij` (Akinci et al. 2013's, spiky
+//!   gradient), with `m/ρ̃` the volumes given: from the density solve's last measurement, one
+//!   correction before these positions (the same density when an error-controlled solve stops
+//!   on a density pass), since this pass's own densities of the neighbors are not known yet.
 //!
 //! Both sums divide by the particle's own density (the SPH difference estimates of Monaghan
 //! 1992, `∇×v_i ≈ (1/ρ_i) Σ_j m_j (v_j − v_i) × ∇_{p_j} W`) rather than weighting each neighbor by
@@ -37,6 +41,8 @@ pub struct Needs {
     pub smoothing: bool,
     /// The gradient η of the swirl given ([`KinematicsIn::swirl`]); implies the curl.
     pub swirl: bool,
+    /// The surface normals, weighted by the volumes given ([`KinematicsIn::pv`]).
+    pub normals: bool,
 }
 
 impl Needs {
@@ -44,6 +50,7 @@ impl Needs {
         curl: false,
         smoothing: false,
         swirl: false,
+        normals: false,
     };
 
     /// What either reads.
@@ -52,12 +59,13 @@ impl Needs {
             curl: self.curl || other.curl,
             smoothing: self.smoothing || other.smoothing,
             swirl: self.swirl || other.swirl,
+            normals: self.normals || other.normals,
         }
     }
 }
 
-/// Where the pass writes, one slot per particle: `curl`, `smoothing` and `eta` are written only when
-/// [`Needs`] asks for them (and may then be empty otherwise).
+/// Where the pass writes, one slot per particle: `curl`, `smoothing`, `eta` and `normals` are
+/// written only when [`Needs`] asks for them (and may then be empty otherwise).
 pub struct KinematicsOut<'a> {
     pub density: &'a mut [f32],
     /// `v_i` in x, y, z and `m / ρ_i` in w.
@@ -66,6 +74,8 @@ pub struct KinematicsOut<'a> {
     pub smoothing: &'a mut [Vec3A],
     /// `η_i` (written when [`Needs::swirl`] asks for it).
     pub eta: &'a mut [Vec3A],
+    /// `n_i` in x, y, z and `m / ρ_i` in w (written when [`Needs::normals`] asks for them).
+    pub normals: &'a mut [Vec4],
 }
 
 /// What the pass reads: the step's neighbor lists, the corrected positions `p`, the velocities
@@ -79,24 +89,41 @@ pub struct KinematicsIn<'a> {
     pub wall: &'a (dyn Fn(usize) -> f32 + Sync),
     /// The scalar σ whose gradient η is (read when [`Needs::swirl`] asks for η).
     pub swirl: &'a [f32],
+    /// When [`Needs::normals`] asks for them: `p` with each particle's volume `m / ρ̃_i` in w,
+    /// the weight the normals give it (walked in place of `p`, so a neighbor's position and
+    /// volume come in one load).
+    pub pv: &'a [Vec4],
 }
 
 /// Every particle's density, volume and the sums `needs` asks for (see the module docs). A
 /// gather: each particle writes only its own slots.
 pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
-    match (needs.curl, needs.smoothing, needs.swirl) {
-        (false, false, false) => pass::<false, false, false>(input, out),
-        (true, false, false) => pass::<true, false, false>(input, out),
-        (false, true, false) => pass::<false, true, false>(input, out),
-        (true, true, false) => pass::<true, true, false>(input, out),
-        (_, false, true) => pass::<true, false, true>(input, out),
-        (_, true, true) => pass::<true, true, true>(input, out),
+    // η is a sum over the curl's spiky gradients, so it implies the curl.
+    let bit = |on: bool, flag: u8| if on { flag } else { 0 };
+    let flags = bit(needs.curl || needs.swirl, CURL)
+        | bit(needs.smoothing, SMOOTH)
+        | bit(needs.swirl, ETA)
+        | bit(needs.normals, NORMALS);
+    macro_rules! dispatch {
+        ($($f:literal)*) => {
+            match flags {
+                $($f => pass::<$f>(input, out),)*
+                _ => unreachable!("kinematics flags {flags}"),
+            }
+        };
     }
+    dispatch!(0 1 2 3 5 7 8 9 10 11 13 15);
 }
+
+/// The sums a [`pass`] takes, as bits of its `FLAGS`.
+const CURL: u8 = 1;
+const SMOOTH: u8 = 2;
+const ETA: u8 = 4;
+const NORMALS: u8 = 8;
 
 /// The `CHUNK`-slot pieces of an optional output of `n` slots: its chunks when it is written,
 /// as many empty slices otherwise (so every pass zips the same number of items).
-fn optional_chunks(written: bool, out: &mut [Vec3A], n: usize) -> Vec<&mut [Vec3A]> {
+fn optional_chunks<T>(written: bool, out: &mut [T], n: usize) -> Vec<&mut [T]> {
     if written {
         out.chunks_mut(CHUNK).collect()
     } else {
@@ -106,11 +133,13 @@ fn optional_chunks(written: bool, out: &mut [Vec3A], n: usize) -> Vec<&mut [Vec3
     }
 }
 
-/// [`kinematics`] compiled for one choice of sums.
-fn pass<const CURL: bool, const SMOOTH: bool, const ETA: bool>(
-    input: &KinematicsIn,
-    out: KinematicsOut,
-) {
+/// [`kinematics`] compiled for one choice of sums (`FLAGS`: [`CURL`], [`SMOOTH`], [`ETA`],
+/// [`NORMALS`]).
+fn pass<const FLAGS: u8>(input: &KinematicsIn, out: KinematicsOut) {
+    let curl_on = FLAGS & CURL != 0;
+    let smooth_on = FLAGS & SMOOTH != 0;
+    let eta_on = FLAGS & ETA != 0;
+    let normals_on = FLAGS & NORMALS != 0;
     let KinematicsIn {
         lists,
         p,
@@ -119,67 +148,99 @@ fn pass<const CURL: bool, const SMOOTH: bool, const ETA: bool>(
         mass,
         wall,
         swirl,
+        pv,
     } = *input;
     let n = p.len();
     let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
     assert!(out.density.len() == n && out.vv.len() == n);
-    assert!(!CURL || out.curl.len() == n);
-    assert!(!SMOOTH || out.smoothing.len() == n);
-    assert!(!ETA || (out.eta.len() == n && swirl.len() == n));
-    let curl_chunks = optional_chunks(CURL, out.curl, n);
-    let smooth_chunks = optional_chunks(SMOOTH, out.smoothing, n);
-    let eta_chunks = optional_chunks(ETA, out.eta, n);
+    assert!(!curl_on || out.curl.len() == n);
+    assert!(!smooth_on || out.smoothing.len() == n);
+    assert!(!eta_on || (out.eta.len() == n && swirl.len() == n));
+    assert!(!normals_on || (out.normals.len() == n && pv.len() == n));
+    let curl_chunks = optional_chunks(curl_on, out.curl, n);
+    let smooth_chunks = optional_chunks(smooth_on, out.smoothing, n);
+    let eta_chunks = optional_chunks(eta_on, out.eta, n);
+    let normal_chunks = optional_chunks(normals_on, out.normals, n);
+    // The normals' constant: h times the spiky gradient's.
+    let cn = k.h * cg;
     out.density
         .par_chunks_mut(CHUNK)
         .zip(out.vv.par_chunks_mut(CHUNK))
         .zip(curl_chunks.into_par_iter())
         .zip(smooth_chunks.into_par_iter())
         .zip(eta_chunks.into_par_iter())
+        .zip(normal_chunks.into_par_iter())
         .enumerate()
-        .for_each(|(b, ((((rho, vv), curl), smooth), eta))| {
+        .for_each(|(b, (((((rho, vv), curl), smooth), eta), normal))| {
             for o in 0..rho.len() {
                 let i = b * CHUNK + o;
                 let vi = v[i];
                 let z = f32x8::ZERO;
                 let (mut w, mut cx, mut cy, mut cz, mut sx, mut sy, mut sz) = (z, z, z, z, z, z, z);
                 let (mut ex, mut ey, mut ez) = (z, z, z);
-                for c in chunks(lists.neighbors(i), i, p) {
-                    let d3 = c.poly6(k.h2);
-                    w += d3;
-                    if CURL || SMOOTH {
-                        let (dx, dy, dz) = c.gather_diff(v, vi);
-                        if CURL {
-                            // (v_j − v_i) × ∇_{p_j} W_ij = cg g (r × (v_j − v_i)).
-                            let g = c.spiky(k.h, 0.0);
-                            cx += g * (c.y * dz - c.z * dy);
-                            cy += g * (c.z * dx - c.x * dz);
-                            cz += g * (c.x * dy - c.y * dx);
-                            if ETA {
-                                let e = g * c.gather_scalar(swirl);
-                                ex += e * c.x;
-                                ey += e * c.y;
-                                ez += e * c.z;
+                let (mut nx, mut ny, mut nz) = (z, z, z);
+                // The walk, over `p`, or over `pv` (the same positions with each particle's
+                // solve volume in w, gathered with them) when the normals are asked for.
+                macro_rules! walk {
+                    ($pts:expr) => {
+                        for c in chunks(lists.neighbors(i), i, $pts) {
+                            let d3 = c.poly6(k.h2);
+                            w += d3;
+                            let g = if curl_on || normals_on {
+                                c.spiky(k.h, 0.0)
+                            } else {
+                                z
+                            };
+                            if normals_on {
+                                // c.w: the neighbors' m / ρ̃ (padding lanes: g is 0 there).
+                                let e = g * c.w;
+                                nx += e * c.x;
+                                ny += e * c.y;
+                                nz += e * c.z;
+                            }
+                            if curl_on || smooth_on {
+                                let (dx, dy, dz) = c.gather_diff(v, vi);
+                                if curl_on {
+                                    // (v_j − v_i) × ∇_{p_j} W_ij = cg g (r × (v_j − v_i)).
+                                    cx += g * (c.y * dz - c.z * dy);
+                                    cy += g * (c.z * dx - c.x * dz);
+                                    cz += g * (c.x * dy - c.y * dx);
+                                    if eta_on {
+                                        let e = g * c.gather_scalar(swirl);
+                                        ex += e * c.x;
+                                        ey += e * c.y;
+                                        ez += e * c.z;
+                                    }
+                                }
+                                if smooth_on {
+                                    sx += d3 * dx;
+                                    sy += d3 * dy;
+                                    sz += d3 * dz;
+                                }
                             }
                         }
-                        if SMOOTH {
-                            sx += d3 * dx;
-                            sy += d3 * dy;
-                            sz += d3 * dz;
-                        }
-                    }
+                    };
+                }
+                if normals_on {
+                    walk!(pv);
+                } else {
+                    walk!(p);
                 }
                 let d = mass * c6 * w.reduce_add() + wall(i);
                 rho[o] = d;
                 let vol = mass / d;
                 vv[o] = vi.extend(vol);
-                if CURL {
+                if curl_on {
                     curl[o] = (vol * cg) * super::sums::vec3(cx, cy, cz);
                 }
-                if SMOOTH {
+                if smooth_on {
                     smooth[o] = (vol * c6) * super::sums::vec3(sx, sy, sz);
                 }
-                if ETA {
+                if eta_on {
                     eta[o] = cg * super::sums::vec3(ex, ey, ez);
+                }
+                if normals_on {
+                    normal[o] = (cn * super::sums::vec3(nx, ny, nz)).extend(vol);
                 }
             }
         });
