@@ -7,10 +7,10 @@
 //! 2013). Does not touch:
 //! positions, the density solve, or the step's order.
 //!
-//! Every force reads the velocities of the position update (`v = (p − x) / dt`), and the sums of
-//! the velocity field the step takes with the densities (`sph::kinematics`: the curl, the
-//! smoothed velocity difference, the surface normals) when it asks for them ([`NonPressureForce::needs`]). A force is a
-//! sum over each particle's neighbors followed by a per-particle velocity change; a
+//! Every force reads the velocities of the position update (`v = (p − x) / dt`), and the sums
+//! the step takes with the densities (`sph::kinematics`: the curl, the smoothed velocity
+//! difference, the surface normals) when it asks for them ([`NonPressureForce::needs`]). A force
+//! is a sum over each particle's neighbors followed by a per-particle velocity change; a
 //! [`ForceSet`] walks a particle's neighbors once, lets every force add its pair terms chunk by
 //! chunk, and adds the changes in the order the forces are listed (`v_i ← (v_i + Δv_1) + Δv_2
 //! …`). One pass for all forces, compiled for the set: a pass of its own per force cost the 117k

@@ -25,7 +25,7 @@
 //! own-density form is normalised (a deficient neighborhood divides by a deficient density).
 
 use super::Kernels;
-use super::sums::chunks;
+use super::sums::{Point, chunks};
 use crate::par::CHUNK;
 use glam::{Vec3A, Vec4};
 use nsearch::NeighborLists;
@@ -104,15 +104,17 @@ pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
         | bit(needs.smoothing, SMOOTH)
         | bit(needs.swirl, ETA)
         | bit(needs.normals, NORMALS);
+    // With the normals the walk reads `pv`: each neighbor's position and volume in one load.
     macro_rules! dispatch {
-        ($($f:literal)*) => {
+        ($($f:literal)*; $($g:literal)*) => {
             match flags {
-                $($f => pass::<$f>(input, out),)*
+                $($f => pass::<$f, _>(input, input.p, out),)*
+                $($g => pass::<$g, _>(input, input.pv, out),)*
                 _ => unreachable!("kinematics flags {flags}"),
             }
         };
     }
-    dispatch!(0 1 2 3 5 7 8 9 10 11 13 15);
+    dispatch!(0 1 2 3 5 7; 8 9 10 11 13 15);
 }
 
 /// The sums a [`pass`] takes, as bits of its `FLAGS`.
@@ -134,29 +136,28 @@ fn optional_chunks<T>(written: bool, out: &mut [T], n: usize) -> Vec<&mut [T]> {
 }
 
 /// [`kinematics`] compiled for one choice of sums (`FLAGS`: [`CURL`], [`SMOOTH`], [`ETA`],
-/// [`NORMALS`]).
-fn pass<const FLAGS: u8>(input: &KinematicsIn, out: KinematicsOut) {
+/// [`NORMALS`]), walking the positions `pts` (`p`, or `pv` with the normals' volumes in w).
+fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: KinematicsOut) {
     let curl_on = FLAGS & CURL != 0;
     let smooth_on = FLAGS & SMOOTH != 0;
     let eta_on = FLAGS & ETA != 0;
     let normals_on = FLAGS & NORMALS != 0;
     let KinematicsIn {
         lists,
-        p,
         v,
         kernels: k,
         mass,
         wall,
         swirl,
-        pv,
+        ..
     } = *input;
-    let n = p.len();
+    let n = pts.len();
     let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
     assert!(out.density.len() == n && out.vv.len() == n);
     assert!(!curl_on || out.curl.len() == n);
     assert!(!smooth_on || out.smoothing.len() == n);
     assert!(!eta_on || (out.eta.len() == n && swirl.len() == n));
-    assert!(!normals_on || (out.normals.len() == n && pv.len() == n));
+    assert!(!normals_on || out.normals.len() == n);
     let curl_chunks = optional_chunks(curl_on, out.curl, n);
     let smooth_chunks = optional_chunks(smooth_on, out.smoothing, n);
     let eta_chunks = optional_chunks(eta_on, out.eta, n);
@@ -179,52 +180,41 @@ fn pass<const FLAGS: u8>(input: &KinematicsIn, out: KinematicsOut) {
                 let (mut w, mut cx, mut cy, mut cz, mut sx, mut sy, mut sz) = (z, z, z, z, z, z, z);
                 let (mut ex, mut ey, mut ez) = (z, z, z);
                 let (mut nx, mut ny, mut nz) = (z, z, z);
-                // The walk, over `p`, or over `pv` (the same positions with each particle's
-                // solve volume in w, gathered with them) when the normals are asked for.
-                macro_rules! walk {
-                    ($pts:expr) => {
-                        for c in chunks(lists.neighbors(i), i, $pts) {
-                            let d3 = c.poly6(k.h2);
-                            w += d3;
-                            let g = if curl_on || normals_on {
-                                c.spiky(k.h, 0.0)
-                            } else {
-                                z
-                            };
-                            if normals_on {
-                                // c.w: the neighbors' m / ρ̃ (padding lanes: g is 0 there).
-                                let e = g * c.w;
-                                nx += e * c.x;
-                                ny += e * c.y;
-                                nz += e * c.z;
-                            }
-                            if curl_on || smooth_on {
-                                let (dx, dy, dz) = c.gather_diff(v, vi);
-                                if curl_on {
-                                    // (v_j − v_i) × ∇_{p_j} W_ij = cg g (r × (v_j − v_i)).
-                                    cx += g * (c.y * dz - c.z * dy);
-                                    cy += g * (c.z * dx - c.x * dz);
-                                    cz += g * (c.x * dy - c.y * dx);
-                                    if eta_on {
-                                        let e = g * c.gather_scalar(swirl);
-                                        ex += e * c.x;
-                                        ey += e * c.y;
-                                        ez += e * c.z;
-                                    }
-                                }
-                                if smooth_on {
-                                    sx += d3 * dx;
-                                    sy += d3 * dy;
-                                    sz += d3 * dz;
-                                }
+                for c in chunks(lists.neighbors(i), i, pts) {
+                    let d3 = c.poly6(k.h2);
+                    w += d3;
+                    let g = if curl_on || normals_on {
+                        c.spiky(k.h, 0.0)
+                    } else {
+                        z
+                    };
+                    if normals_on {
+                        // c.w: the neighbors' m / ρ̃ (padding lanes: g is 0 there).
+                        let e = g * c.w;
+                        nx += e * c.x;
+                        ny += e * c.y;
+                        nz += e * c.z;
+                    }
+                    if curl_on || smooth_on {
+                        let (dx, dy, dz) = c.gather_diff(v, vi);
+                        if curl_on {
+                            // (v_j − v_i) × ∇_{p_j} W_ij = cg g (r × (v_j − v_i)).
+                            cx += g * (c.y * dz - c.z * dy);
+                            cy += g * (c.z * dx - c.x * dz);
+                            cz += g * (c.x * dy - c.y * dx);
+                            if eta_on {
+                                let e = g * c.gather_scalar(swirl);
+                                ex += e * c.x;
+                                ey += e * c.y;
+                                ez += e * c.z;
                             }
                         }
-                    };
-                }
-                if normals_on {
-                    walk!(pv);
-                } else {
-                    walk!(p);
+                        if smooth_on {
+                            sx += d3 * dx;
+                            sy += d3 * dy;
+                            sz += d3 * dz;
+                        }
+                    }
                 }
                 let d = mass * c6 * w.reduce_add() + wall(i);
                 rho[o] = d;
