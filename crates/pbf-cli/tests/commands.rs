@@ -433,6 +433,38 @@ fn compare_times_both_modes_on_the_simulation_pbf_run_makes() {
     assert_eq!(j["watch"], s["watch"]);
 }
 
+/// A scene that starts empty and fills from a nozzle: the header gives the start count and the
+/// most the schedule can add (the figure `pbf check` gives), and compare.json the count searched
+/// in the last step, which the nozzle has raised from 0.
+#[test]
+fn compare_of_an_inflow_scene_reports_its_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = "configs/paper_3_plates_small.toml";
+    let check = run_cli(&["check", scene]);
+    let check = String::from_utf8_lossy(&check.stdout);
+    let most: u64 = check
+        .split("up to ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no final count in:\n{check}"));
+    let out = dir.path().to_str().unwrap();
+    let out = run_cli(&["compare", scene, "--steps", "40", "--quiet", "-o", out]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let header = format!("0 particles at the start, up to {most} with inflow");
+    assert!(stdout.contains(&header), "{header} missing from:\n{stdout}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    assert_eq!(j["particles"], 0);
+    let end = j["particles_end"].as_u64().unwrap();
+    assert!(0 < end && end < most, "{end} of {most}");
+}
+
 #[test]
 fn scaling_reaches_each_size_with_each_thread_count() {
     let dir = tempfile::tempdir().unwrap();

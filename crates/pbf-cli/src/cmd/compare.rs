@@ -58,12 +58,18 @@ pub fn main(a: Args) -> Result<ExitCode> {
         // Only now, every input checked: a refused comparison touches no folder.
         let dir = output_dir(&a.output, &scene.name)?;
         let n = solver.fluid.len();
+        let most = solver.capacity();
+        let count = if most > n {
+            format!("{n} particles at the start, up to {most} with inflow")
+        } else {
+            format!("{n} particles")
+        };
         let threads = rayon::current_num_threads();
         let spec = *solver.neighbor_search().grid().spec();
         let backend = solver.neighbor_search().backend();
         let [nx, ny, nz] = spec.dims;
         let header = format!(
-            "{}: {n} particles, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads, {backend} search backend, {}",
+            "{}: {count}, h = {}, {nx} x {ny} x {nz} cells of {:.5}, {steps} steps of {} s, {threads} threads, {backend} search backend, {}",
             scene.name,
             scene.kernel_radius(),
             spec.cell,
@@ -102,6 +108,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         let json = serde_json::json!({
             "scene": scene.name,
             "particles": n,
+            "particles_end": records.last().map_or(n, |r| r.particles),
             "steps": records.len(),
             "steps_planned": steps,
             "interrupted": interrupted,
