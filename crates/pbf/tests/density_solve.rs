@@ -120,9 +120,11 @@ fn bottom_density(scene: &Scene) -> (f32, f32, f32, f64, u32, u32) {
 ///
 /// The default fewest iterations is the count at which the column at rest carries at most 4/5
 /// of the error (`Scene::min_iterations`). Below it the control falls into a limit cycle of
-/// short solves and solves that run to the maximum: with a minimum of 2 (SPlisHSPlasH's) at
-/// 2 ms, and with 5 (this project's default before stop 29) at 1 ms, where the bottom swung
-/// between 993 and 1002.5 kg/m³.
+/// short solves and solves that run to the maximum: with 5 (this project's default before stop
+/// 29) at 1 ms, where the bottom swung between 993 and 1002.5 kg/m³ (999.1 to 1002.1 since the
+/// walls carry the pressure gradient, stop 37, against 1000.9 to 1001.3 at the default); with a
+/// minimum of 2 (SPlisHSPlasH's) at 2 ms it rang between 998 and 1003.8 before stop 37, and no
+/// longer does.
 #[test]
 fn error_control_reaches_the_density_asked_for() {
     let rho0 = 1000.0;
@@ -154,11 +156,15 @@ fn error_control_reaches_the_density_asked_for() {
             within(ctl) && within(least) && within(most),
             "dt {dt}: bottom {ctl} kg/m³ on average, {least} to {most}"
         );
-        assert!(
-            !(within(least_b) && within(most_b)),
-            "dt {dt}: at least {ringing} iterations holds too ({least_b} to {most_b}): test not \
-             sensitive"
-        );
+        // Below the minimum the bottom swings (at 1 ms; at 2 ms a minimum of 2 rang only
+        // before the walls carried the pressure gradient, stop 37).
+        if dt == "0.001" {
+            assert!(
+                most_b - least_b > 3.0 * (most - least),
+                "dt {dt}: at least {ringing} iterations swings {least_b} to {most_b}, no more \
+                 than the default minimum's {least} to {most}: test not sensitive"
+            );
+        }
         assert!(
             below
                 .warnings()

@@ -266,3 +266,49 @@ max_density_error = 0.1
         wide.resting_depth()
     );
 }
+
+/// The mean vertical velocity of the particles within 1.5 r of a side wall and of those at
+/// least h from every side wall, below the top tenth of the column, after `steps` steps.
+fn wall_and_interior_vy(scene: &Scene, steps: usize) -> (f32, f32) {
+    let mut s = Solver::new(scene).unwrap();
+    for _ in 0..steps {
+        s.step();
+    }
+    let (r, h) = (scene.particles.radius, scene.kernel_radius());
+    let (mut wall, mut inner) = ((0.0, 0), (0.0, 0));
+    for (p, v) in s.fluid.x.iter().zip(&s.fluid.v) {
+        let side = p.x.min(0.2 - p.x).min(p.z).min(0.2 - p.z);
+        if p.y > 0.36 {
+            continue;
+        }
+        if side < 1.5 * r {
+            wall = (wall.0 + v.y, wall.1 + 1);
+        } else if side >= h {
+            inner = (inner.0 + v.y, inner.1 + 1);
+        }
+    }
+    (wall.0 / wall.1 as f32, inner.0 / inner.1 as f32)
+}
+
+/// Water at rest stays at rest beside a wall: a wall that adds density only along its normal
+/// leaves a particle beside it with its neighbors' part of the vertical pressure gradient, so
+/// the layer along each side wall sinks and the interior rises (a roll starting at every
+/// wall, the still water's first motion). The walls' share of the gradient
+/// (`pbf.wall_gradient`, the default) holds that layer up; the test also shows the model
+/// without it sliding, so it can fail.
+#[test]
+fn the_layer_beside_a_side_wall_does_not_slide_down() {
+    let (wall, inner) = wall_and_interior_vy(&column(&[]), 25);
+    eprintln!("walls carry the gradient: wall layer {wall:.4} m/s, interior {inner:.4} m/s");
+    let (old_wall, old_inner) = wall_and_interior_vy(&column(&["pbf.wall_gradient=false"]), 25);
+    eprintln!("without: wall layer {old_wall:.4} m/s, interior {old_inner:.4} m/s");
+    // The layer against the interior (the whole column settles a few mm/s at the start).
+    assert!(
+        (wall - inner).abs() < 0.01 && inner.abs() < 0.02,
+        "wall layer {wall} m/s against the interior's {inner}"
+    );
+    assert!(
+        old_wall - old_inner < -0.04,
+        "the old model's wall layer slid at {old_wall} m/s against {old_inner}"
+    );
+}

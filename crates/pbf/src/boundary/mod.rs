@@ -11,6 +11,7 @@ pub mod mesh;
 pub mod motion;
 pub mod obstacle;
 pub mod shape;
+pub mod support;
 pub mod tank;
 pub mod wall_overlap;
 pub mod wall_table;
@@ -19,6 +20,7 @@ pub use mesh::Mesh;
 pub use motion::Motion;
 pub use obstacle::Obstacle;
 pub use shape::Shape;
+pub use support::Support;
 pub use tank::BoxTank;
 pub use wall_overlap::WallOverlap;
 pub use wall_table::WallTable;
@@ -42,6 +44,11 @@ pub trait Collider: Send + Sync {
     }
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
+    /// The solid's share of the kernel moment of a particle at `p` (see [`support`]); none by
+    /// default.
+    fn support(&self, _p: Vec3A) -> Support {
+        Support::NONE
+    }
     /// The adhesion acceleration per unit β at `p` (Akinci et al. 2013: toward the surface,
     /// see [`WallTable::adhesion`]); none by default.
     fn adhesion(&self, _p: Vec3A) -> Vec3A {
@@ -240,27 +247,60 @@ impl ColliderSet {
     }
 
     /// The solids' density at every point, as `(∇ρ, ρ)` in `out` (a pass of its own, timed),
-    /// for [`density`](Self::density); `out` is left empty without solids.
-    pub fn solid_density(&self, p: &[Vec3A], out: &mut Vec<Vec4>) {
+    /// for [`density`](Self::density); `out` is left empty without solids. With `share`, the
+    /// solids' share of each particle's kernel moment too ([`Support::pack`], for
+    /// [`support`](Self::support)).
+    pub fn solid_density(&self, p: &[Vec3A], out: &mut Vec<Vec4>, share: Option<&mut Vec<Vec4>>) {
         if self.solids.is_empty() {
             out.clear();
+            if let Some(s) = share {
+                s.clear();
+            }
             return;
         }
         out.resize(p.len(), Vec4::ZERO);
-        self.timed(|| {
-            out.par_chunks_mut(CHUNK)
+        self.timed(|| match share {
+            None => out
+                .par_chunks_mut(CHUNK)
                 .zip(p.par_chunks(CHUNK))
                 .for_each(|(out, p)| {
                     let near = self.near(p);
                     for (o, &p) in out.iter_mut().zip(p) {
-                        let (r, g) = near.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
-                            let (cr, cg) = c.density(p);
-                            (r + cr, g + cg)
-                        });
-                        *o = g.extend(r);
+                        *o = fold_solids(&near, p);
                     }
-                })
+                }),
+            Some(share) => {
+                share.resize(p.len(), Vec4::ZERO);
+                out.par_chunks_mut(CHUNK)
+                    .zip(share.par_chunks_mut(CHUNK))
+                    .zip(p.par_chunks(CHUNK))
+                    .for_each(|((out, share), p)| {
+                        let near = self.near(p);
+                        for ((o, s), &p) in out.iter_mut().zip(share.iter_mut()).zip(p) {
+                            *o = fold_solids(&near, p);
+                            *s = near
+                                .iter()
+                                .fold(Support::NONE, |s, c| s.and(c.support(p)))
+                                .pack();
+                        }
+                    })
+            }
         });
+    }
+
+    /// The share of particle `i`'s kernel moment (at `p`) that the colliders take: the walls'
+    /// here, the solids' from `share` ([`solid_density`](Self::solid_density) of this pass's
+    /// positions; empty without solids).
+    #[inline]
+    pub fn support(&self, i: usize, p: Vec3A, share: &[Vec4]) -> Support {
+        let walls = self
+            .walls
+            .iter()
+            .fold(Support::NONE, |s, c| s.and(c.support(p)));
+        match share.get(i) {
+            Some(&v) => walls.and(Support::unpack(v)),
+            None => walls,
+        }
     }
 
     /// The density all colliders add at particle `i` (at `p`) and its gradient: the walls'
@@ -345,6 +385,16 @@ impl<'a> Near<'a> {
             .map_while(|c| *c)
             .chain(self.more.iter().copied())
     }
+}
+
+/// The near solids' `(∇ρ, ρ)` at `p`.
+#[inline]
+fn fold_solids(near: &Near, p: Vec3A) -> Vec4 {
+    let (r, g) = near.iter().fold((0.0, Vec3A::ZERO), |(r, g), c| {
+        let (cr, cg) = c.density(p);
+        (r + cr, g + cg)
+    });
+    g.extend(r)
 }
 
 /// The summed density of `colliders` at `p` and its gradient.
@@ -489,7 +539,7 @@ mod tests {
         assert!(moved > 50, "the obstacles moved {moved} points");
         // Density: the solids' pass read back by index = the per-point sum of every collider.
         let mut solid = Vec::new();
-        c.solid_density(&pts, &mut solid);
+        c.solid_density(&pts, &mut solid, None);
         let mut felt = 0;
         for (i, &x) in pts.iter().enumerate() {
             let (r, g) = c.density(i, x, &solid);
@@ -600,7 +650,7 @@ mod tests {
         c.project_solids(&mut p, &pts);
         assert_eq!(p, pts);
         let mut solid = vec![Vec4::ONE];
-        c.solid_density(&pts, &mut solid);
+        c.solid_density(&pts, &mut solid, None);
         assert!(solid.is_empty());
         assert_eq!(c.density(3, pts[3], &solid), c.density_at(pts[3]));
         assert_eq!(c.take_time(), 0.0);

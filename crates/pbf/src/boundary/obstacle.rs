@@ -23,6 +23,7 @@ use super::Collider;
 use super::mesh::Mesh;
 use super::motion::Motion;
 use super::shape::Shape;
+use super::support::Support;
 use super::wall_table::WallTable;
 use glam::{Quat, Vec3A};
 
@@ -193,6 +194,17 @@ impl Collider for Obstacle {
         let (near, dnear) = self.table.at(s.distance);
         let (far, dfar) = self.table.at(s.distance + s.thickness);
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
+    }
+
+    /// As for the density: the lattice from the surface through the solid's thickness, along
+    /// the surface normal.
+    fn support(&self, p: Vec3A) -> Support {
+        let Some(s) = self.within_h(p) else {
+            return Support::NONE;
+        };
+        let [t0, n0] = self.table.support(s.distance);
+        let [t1, n1] = self.table.support(s.distance + s.thickness);
+        Support::solid(self.rotation * s.normal, t0 - t1, n0 - n1)
     }
 
     /// Toward the surface, `−(A(d) − A(d + thickness)) n` (a plate thinner than h pulls with

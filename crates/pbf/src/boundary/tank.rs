@@ -5,6 +5,7 @@
 //! colliders.
 
 use super::Collider;
+use super::support::Support;
 use super::wall_overlap::WallOverlap;
 use super::wall_table::WallTable;
 use glam::Vec3A;
@@ -103,6 +104,28 @@ impl Collider for BoxTank {
             a[ak] -= sk * ck;
         });
         a
+    }
+
+    /// Each wall within h takes its share along its plane on the other two axes and across it
+    /// on its own (the walls' shares added, so the region behind an edge counts twice: within
+    /// 2r of an edge, where the cap of [`super::support::MAX_SHARE`] bounds it).
+    #[inline]
+    fn support(&self, p: Vec3A) -> Support {
+        if self.far_from_walls(p) {
+            return Support::NONE;
+        }
+        let mut diag = Vec3A::ZERO;
+        for a in 0..3 {
+            for d in [p[a] - self.min[a], self.max[a] - p[a]] {
+                let [along, across] = self.table.support(d);
+                diag += Vec3A::splat(along);
+                diag[a] += across - along;
+            }
+        }
+        Support {
+            diag,
+            ..Support::NONE
+        }
     }
 
     /// The distance to the nearest wall, negative outside the tank (NaN stays NaN).

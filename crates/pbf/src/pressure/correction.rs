@@ -74,26 +74,52 @@ impl Correction {
 /// ([`separation`]).
 #[inline(always)]
 pub fn correction(list: &[u32], i: usize, pl: &[Vec4], k: &Kernels, c: &Correction) -> Vec3A {
-    // The exponent as a constant for the common values, so the power unrolls to multiplies.
-    match c.scorr_n {
-        4 => correction_n::<4>(list, i, pl, k, c),
-        n => correction_n::<0>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
-    }
+    correction_with::<false>(list, i, pl, k, c).0
 }
 
-/// [`correction`] with the exponent `N`, or `c.scorr_n` when `N` is 0.
+/// [`correction`] and the λ-difference sum `Σ_{j≠i} (λ_j − λ_i) g r` (the part a wall's
+/// pressure gradient scales, `boundary::support`), for particles near a collider.
 #[inline(always)]
-fn correction_n<const N: u32>(
+pub fn correction_and_difference(
     list: &[u32],
     i: usize,
     pl: &[Vec4],
     k: &Kernels,
     c: &Correction,
-) -> Vec3A {
+) -> (Vec3A, Vec3A) {
+    correction_with::<true>(list, i, pl, k, c)
+}
+
+/// The exponent as a constant for the common values, so the power unrolls to multiplies.
+#[inline(always)]
+fn correction_with<const DIFF: bool>(
+    list: &[u32],
+    i: usize,
+    pl: &[Vec4],
+    k: &Kernels,
+    c: &Correction,
+) -> (Vec3A, Vec3A) {
+    match c.scorr_n {
+        4 => correction_n::<4, DIFF>(list, i, pl, k, c),
+        n => correction_n::<0, DIFF>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
+    }
+}
+
+/// [`correction`] with the exponent `N`, or `c.scorr_n` when `N` is 0; with `DIFF`, the
+/// λ-difference sum too (else zero).
+#[inline(always)]
+fn correction_n<const N: u32, const DIFF: bool>(
+    list: &[u32],
+    i: usize,
+    pl: &[Vec4],
+    k: &Kernels,
+    c: &Correction,
+) -> (Vec3A, Vec3A) {
     let n = if N == 0 { c.scorr_n } else { N };
     let li = f32x8::splat(pl[i].w);
     let z0 = f32x8::ZERO;
     let (mut ax, mut ay, mut az) = (z0, z0, z0);
+    let (mut dx, mut dy, mut dz) = (z0, z0, z0);
     // Lanes closer than `coincident`; self is one of them.
     let mut close = 0u32;
     for ch in chunks(list, i, pl) {
@@ -106,6 +132,12 @@ fn correction_n<const N: u32>(
         ax += f * ch.x;
         ay += f * ch.y;
         az += f * ch.z;
+        if DIFF {
+            let e = (lj - li) * g;
+            dx += e * ch.x;
+            dy += e * ch.y;
+            dz += e * ch.z;
+        }
         close += (ch.r2.simd_le(f32x8::splat(c.coincident)) & ch.mask.simd_gt(z0))
             .to_bitmask()
             .count_ones();
@@ -130,7 +162,7 @@ fn correction_n<const N: u32>(
             }
         }
     }
-    vec3(ax, ay, az) + extra
+    (vec3(ax, ay, az) + extra, vec3(dx, dy, dz))
 }
 
 /// A unit direction for the pair of slots (i, j), negated for (j, i): how a coincident pair is

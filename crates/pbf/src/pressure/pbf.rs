@@ -18,7 +18,11 @@
 //!   of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
 //!   Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
 //!   50 times the pressure term here and blows the free surface apart.);
-//! - `p = project(p + ω Δp)` (the walls in the same pass, the solids in one of their own).
+//! - `p = project(p + ω Δp)` (the walls in the same pass, the solids in one of their own);
+//! - with `pbf.wall_gradient` (the default), a particle within h of a wall or solid has the
+//!   λ-difference part of `Δp`, `Σ_j (λ_j − λ_i) ∇W_ij`, scaled by `(1 − Φ)⁻¹`, `Φ` the
+//!   colliders' share of its kernel moment: the wall carries the fluid's pressure gradient
+//!   (`boundary::support`).
 //!
 //! ω under-relaxes the Jacobi iteration. Each particle sums the corrections of all its
 //! neighbors' constraints, each computed as if it were alone, so some patterns of λ are
@@ -28,8 +32,9 @@
 //! −4.1; the one-sided clamp halves the overshoot, which is why 4r only rings while 5.4r blows
 //! up). `pbf.omega = "auto"` sets `ω a_max = 1.5`.
 
-use super::correction::{Correction, correction, density_and_gradients};
+use super::correction::{Correction, correction, correction_and_difference, density_and_gradients};
 use super::{DensityInput, DensitySolver, SolveStats};
+use crate::boundary::Support;
 use crate::distributed::{ERROR_ONE, refresh};
 use crate::par::{CHUNK, Scratch, par_gather};
 use crate::sph::Kernels;
@@ -54,6 +59,8 @@ pub struct PbfConstraints {
     /// `ε = relaxation · S0`.
     eps: f32,
     correction: Correction,
+    /// Whether walls carry the fluid's pressure gradient (`boundary::support`).
+    wall_gradient: bool,
     lambda: Vec<f32>,
     /// Wall density gradient of each particle, from the λ pass, reused by the Δp pass.
     wall_grad: Vec<Vec3A>,
@@ -85,6 +92,7 @@ impl PbfConstraints {
         omega: f32,
         relaxation: f32,
         s_corr: ArtificialPressure,
+        wall_gradient: bool,
         k: &Kernels,
         s0: f32,
     ) -> Self {
@@ -104,6 +112,7 @@ impl PbfConstraints {
                 coincident: (1e-6 * k.h) * (1e-6 * k.h),
                 g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
             },
+            wall_gradient,
             lambda: Vec::new(),
             wall_grad: Vec::new(),
             chunk_excess: Vec::new(),
@@ -143,6 +152,7 @@ impl DensitySolver for PbfConstraints {
             v3: tmp,
             v4: pl,
             solid,
+            share,
             ..
         } = scratch;
         pl.resize(n, Vec4::ZERO);
@@ -159,8 +169,9 @@ impl DensitySolver for PbfConstraints {
             // Density and λ.
             let pp = &*p;
             let eps = self.eps;
-            colliders.solid_density(pp, solid);
-            let solid = &*solid;
+            let wall_gradient = self.wall_gradient;
+            colliders.solid_density(pp, solid, wall_gradient.then_some(&mut *share));
+            let (solid, share) = (&*solid, &*share);
             density
                 .par_chunks_mut(CHUNK)
                 .zip(self.lambda.par_chunks_mut(CHUNK))
@@ -215,7 +226,18 @@ impl DensitySolver for PbfConstraints {
             let pl = &*pl;
             let omega = self.omega;
             par_gather(tmp, |i| {
-                let dp = correction(lists.neighbors(i), i, pl, &k, params);
+                let list = lists.neighbors(i);
+                let support = if wall_gradient {
+                    colliders.support(i, pp[i], share)
+                } else {
+                    Support::NONE
+                };
+                let dp = if support.is_none() {
+                    correction(list, i, pl, &k, params)
+                } else {
+                    let (dp, diff) = correction_and_difference(list, i, pl, &k, params);
+                    dp + support.extra(diff)
+                };
                 let li = lambda[i];
                 colliders
                     .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))

@@ -69,8 +69,15 @@ pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
             max_error: e / 100.0,
         },
     };
-    let density_solver =
-        PbfConstraints::new(count, scene.omega(), q.relaxation, s_corr, &kernels, s0);
+    let density_solver = PbfConstraints::new(
+        count,
+        scene.omega(),
+        q.relaxation,
+        s_corr,
+        q.wall_gradient,
+        &kernels,
+        s0,
+    );
     let (vorticity, xsph) = (VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph));
     let st = &scene.surface_tension;
     let forces: Box<dyn crate::forces::ForceSet> = match st.method {

@@ -276,6 +276,10 @@ pub struct PbfParams {
     pub vorticity: f32,
     /// XSPH viscosity coefficient c (default 0.01).
     pub xsph: f32,
+    /// Whether walls and solids carry the fluid's pressure gradient (default true): a particle
+    /// beside one feels the whole gradient of λ, not only its neighbors' part of it
+    /// (`boundary::support`). False: the model before 2026-11-27.
+    pub wall_gradient: bool,
 }
 
 /// The fewest iterations of a solve that stops on a density error, whatever the water's depth
@@ -302,6 +306,7 @@ impl Default for PbfParams {
             scorr_dq: 0.2,
             vorticity: 0.01,
             xsph: 0.01,
+            wall_gradient: true,
         }
     }
 }
