@@ -49,6 +49,11 @@ pub trait Collider: Send + Sync {
     fn support(&self, _p: Vec3A) -> Support {
         Support::NONE
     }
+    /// [`density`](Self::density) and [`support`](Self::support) together (a solid finds the
+    /// nearest point of its surface once for both).
+    fn density_and_support(&self, p: Vec3A) -> ((f32, Vec3A), Support) {
+        (self.density(p), self.support(p))
+    }
     /// The adhesion acceleration per unit β at `p` (Akinci et al. 2013: toward the surface,
     /// see [`WallTable::adhesion`]); none by default.
     fn adhesion(&self, _p: Vec3A) -> Vec3A {
@@ -277,11 +282,12 @@ impl ColliderSet {
                     .for_each(|((out, share), p)| {
                         let near = self.near(p);
                         for ((o, s), &p) in out.iter_mut().zip(share.iter_mut()).zip(p) {
-                            *o = fold_solids(&near, p);
-                            *s = near
-                                .iter()
-                                .fold(Support::NONE, |s, c| s.and(c.support(p)))
-                                .pack();
+                            let (mut r, mut g, mut sup) = (0.0, Vec3A::ZERO, Support::NONE);
+                            for c in near.iter() {
+                                let ((cr, cg), cs) = c.density_and_support(p);
+                                (r, g, sup) = (r + cr, g + cg, sup.and(cs));
+                            }
+                            (*o, *s) = (g.extend(r), sup.pack());
                         }
                     })
             }

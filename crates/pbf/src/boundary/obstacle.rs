@@ -101,6 +101,20 @@ impl Obstacle {
         (s.distance < self.table.h).then_some(s)
     }
 
+    /// The density and its gradient at the surface point `s` (within h) describes.
+    fn density_at(&self, s: &super::shape::Surface) -> (f32, Vec3A) {
+        let (near, dnear) = self.table.at(s.distance);
+        let (far, dfar) = self.table.at(s.distance + s.thickness);
+        (near - far, (dnear - dfar) * (self.rotation * s.normal))
+    }
+
+    /// The solid's share of the kernel moment at the surface point `s` describes.
+    fn support_at(&self, s: &super::shape::Surface) -> Support {
+        let [t0, n0] = self.table.support(s.distance);
+        let [t1, n1] = self.table.support(s.distance + s.thickness);
+        Support::solid(self.rotation * s.normal, t0 - t1, n0 - n1)
+    }
+
     /// Whether `p` lies outside the box where the solid acts (see `reach_box`).
     #[inline]
     fn beyond_reach(&self, p: Vec3A) -> bool {
@@ -188,23 +202,22 @@ impl Collider for Obstacle {
 
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        let Some(s) = self.within_h(p) else {
-            return (0.0, Vec3A::ZERO);
-        };
-        let (near, dnear) = self.table.at(s.distance);
-        let (far, dfar) = self.table.at(s.distance + s.thickness);
-        (near - far, (dnear - dfar) * (self.rotation * s.normal))
+        self.within_h(p)
+            .map_or((0.0, Vec3A::ZERO), |s| self.density_at(&s))
     }
 
     /// As for the density: the lattice from the surface through the solid's thickness, along
     /// the surface normal.
     fn support(&self, p: Vec3A) -> Support {
-        let Some(s) = self.within_h(p) else {
-            return Support::NONE;
-        };
-        let [t0, n0] = self.table.support(s.distance);
-        let [t1, n1] = self.table.support(s.distance + s.thickness);
-        Support::solid(self.rotation * s.normal, t0 - t1, n0 - n1)
+        self.within_h(p)
+            .map_or(Support::NONE, |s| self.support_at(&s))
+    }
+
+    fn density_and_support(&self, p: Vec3A) -> ((f32, Vec3A), Support) {
+        self.within_h(p)
+            .map_or(((0.0, Vec3A::ZERO), Support::NONE), |s| {
+                (self.density_at(&s), self.support_at(&s))
+            })
     }
 
     /// Toward the surface, `−(A(d) − A(d + thickness)) n` (a plate thinner than h pulls with

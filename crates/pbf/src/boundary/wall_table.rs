@@ -212,11 +212,11 @@ mod tests {
         rho0 * total
     }
 
-    /// The lattice's own sum, brute force: wall sites at normal distance `d + r + k s` and every
-    /// lateral offset of a 32 × 32 grid over a cell (the table averages over 8 × 8).
-    fn lattice(h: f64, r: f64, mass: f64, d: f64) -> f64 {
+    /// `Σ f(q)` over the wall's sites, brute force: normal distance `d + r + k s`, averaged over
+    /// `n × n` lateral offsets over a cell (the table averages over 8 × 8).
+    fn beyond_wall(h: f64, r: f64, d: f64, n: usize, f: impl Fn([f64; 3]) -> f64) -> f64 {
         let s = 2.0 * r;
-        let (n, reach) = (32, (h / s).ceil() as i64 + 1);
+        let reach = (h / s).ceil() as i64 + 1;
         let mut total = 0.0;
         for ou in 0..n {
             for ov in 0..n {
@@ -225,18 +225,23 @@ mod tests {
                     (ov as f64 + 0.5) * s / n as f64,
                 );
                 for k in 0..=reach {
-                    let x = d + r + k as f64 * s;
                     for a in -reach..=reach {
                         for b in -reach..=reach {
-                            let (y, z) = (u + a as f64 * s, v + b as f64 * s);
-                            let q = (x * x + y * y + z * z).sqrt();
-                            total += mass * adhesion_spline(h, q) * x / q;
+                            total += f([d + r + k as f64 * s, u + a as f64 * s, v + b as f64 * s]);
                         }
                     }
                 }
             }
         }
         total / (n * n) as f64
+    }
+
+    /// The lattice's own adhesion sum, brute force (32 × 32 lateral offsets).
+    fn lattice(h: f64, r: f64, mass: f64, d: f64) -> f64 {
+        beyond_wall(h, r, d, 32, |[x, y, z]| {
+            let q = (x * x + y * y + z * z).sqrt();
+            mass * adhesion_spline(h, q) * x / q
+        })
     }
 
     /// The spiky kernel's `−q_a ∂_a W(q)` (f64, from the formula, not the solver's kernels).
@@ -263,24 +268,7 @@ mod tests {
                 }
             }
         }
-        let mut wall = 0.0;
-        for ou in 0..n {
-            for ov in 0..n {
-                let (u, v) = (
-                    (ou as f64 + 0.5) * s / n as f64,
-                    (ov as f64 + 0.5) * s / n as f64,
-                );
-                for k in 0..=reach {
-                    for i in -reach..=reach {
-                        for j in -reach..=reach {
-                            let q = [d + r + k as f64 * s, u + i as f64 * s, v + j as f64 * s];
-                            wall += spiky_moment(h, q, a);
-                        }
-                    }
-                }
-            }
-        }
-        wall / (n * n) as f64 / full
+        beyond_wall(h, r, d, n, |q| spiky_moment(h, q, a)) / full
     }
 
     #[test]
