@@ -15,6 +15,7 @@ use pbf::scene::Scene;
 use pbf::solver::Solver;
 use pbf::sph::Kernels;
 use pbf::sph::kinematics::{KinematicsIn, KinematicsOut, Needs, kinematics};
+use pbf::sph::shapes::Poly6Spiky;
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::Duration;
@@ -38,7 +39,7 @@ fn bench(c: &mut Criterion) {
     let corr = Correction {
         scorr_k: 1e-3,
         scorr_n: 4,
-        scorr_scale: k.poly6_coef() / k.poly6((0.2 * k.h).powi(2)),
+        scorr_scale: k.w_coef() / k.w((0.2 * k.h).powi(2)),
         scorr_floor: Correction::floor(4),
         coincident: (1e-6 * k.h).powi(2),
         g_at_zero: 1.0,
@@ -54,7 +55,9 @@ fn bench(c: &mut Criterion) {
             sums.par_iter_mut()
                 .enumerate()
                 .with_min_len(CHUNK)
-                .for_each(|(i, o)| *o = density_and_gradients(lists.neighbors(i), i, x, &k))
+                .for_each(|(i, o)| {
+                    *o = density_and_gradients::<Poly6Spiky>(lists.neighbors(i), i, x, &k)
+                })
         })
     });
     let mut dp = vec![Vec3A::ZERO; n];
@@ -63,7 +66,9 @@ fn bench(c: &mut Criterion) {
             dp.par_iter_mut()
                 .enumerate()
                 .with_min_len(CHUNK)
-                .for_each(|(i, o)| *o = correction(lists.neighbors(i), i, &pl, &k, &corr))
+                .for_each(|(i, o)| {
+                    *o = correction::<Poly6Spiky>(lists.neighbors(i), i, &pl, &k, &corr)
+                })
         })
     });
     let wall = |_: usize| 0.0f32;

@@ -207,7 +207,7 @@ impl NearWalls {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sph::Kernels;
+    use crate::sph::{KernelKind, Kernels};
 
     fn tank() -> BoxTank {
         let k = Kernels::new(0.04);
@@ -251,8 +251,12 @@ mod tests {
         use crate::sph::lattice::rest_lattice;
         let r = 0.01f32;
         let s = 2.0 * r;
-        for hr in [4.0f32, 5.4] {
-            let k = Kernels::new(hr * r);
+        for (kind, hr) in [
+            (KernelKind::Poly6Spiky, 4.0f32),
+            (KernelKind::Poly6Spiky, 5.4),
+            (KernelKind::CubicSpline, 4.0),
+        ] {
+            let k = Kernels::with_kind(hr * r, kind);
             let (mass, _) = rest_lattice(&k, s, 1000.0);
             let t = BoxTank::new(Vec3A::ZERO, Vec3A::ONE, r, WallTable::new(&k, r, mass));
             // Lattice sites r + i s inside the unit tank, near the low corner.
@@ -268,7 +272,7 @@ mod tests {
                                 continue;
                             }
                             let x = Vec3A::splat(r) + q * s;
-                            sum += k.poly6(p.distance_squared(x)) as f64;
+                            sum += k.w(p.distance_squared(x)) as f64;
                         }
                     }
                 }
@@ -285,7 +289,7 @@ mod tests {
                 ("corner, inner", Vec3A::new(r + s, r, r + s)),
             ] {
                 let rho = fluid(p) + t.density(p).0;
-                eprintln!("h = {hr}r, {what}: {rho:.2}");
+                eprintln!("{kind:?}, h = {hr}r, {what}: {rho:.2}");
                 assert!(
                     (rho / 1000.0 - 1.0).abs() < 0.006,
                     "h = {hr}r, {what}: {rho}"

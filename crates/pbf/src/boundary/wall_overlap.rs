@@ -85,7 +85,7 @@ impl WallOverlap {
                         for l in -reach..=reach {
                             let Some(z) = axis(2, l) else { continue };
                             let q2 = x * x + y * y + z * z;
-                            total += k.poly6(q2 as f32) as f64;
+                            total += k.w(q2 as f32) as f64;
                             pull += adhesion_spline(h, q2.sqrt()) * x / q2.sqrt();
                         }
                     }
@@ -276,7 +276,7 @@ mod tests {
                                     d[2] + rd + l as f64 * s
                                 };
                                 let q = (x * x + y * y + z * z).sqrt();
-                                rho += mass as f64 * k.poly6((q * q) as f32) as f64;
+                                rho += mass as f64 * k.w((q * q) as f32) as f64;
                                 pull += mass as f64 * adhesion_spline(h, q) * x / q;
                             }
                         }

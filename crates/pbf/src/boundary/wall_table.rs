@@ -61,7 +61,7 @@ impl WallTable {
         // same for x and y: W is radial).
         let moment = |x: f64, y: f64, z: f64, axis: usize| -> f64 {
             let q = [x, y, z];
-            let g = kernels.spiky_grad(glam::Vec3A::new(x as f32, y as f32, z as f32));
+            let g = kernels.grad(glam::Vec3A::new(x as f32, y as f32, z as f32));
             -(q[axis] * g[axis] as f64)
         };
         // The whole lattice's moment along one axis, about a site.
@@ -94,7 +94,7 @@ impl WallTable {
                             for b in -reach..=reach {
                                 let (y, z) = (u0 + a as f64 * s, v0 + b as f64 * s);
                                 let r2 = x * x + y * y + z * z;
-                                acc += kernels.poly6(r2 as f32) as f64;
+                                acc += kernels.w(r2 as f32) as f64;
                                 let q = r2.sqrt();
                                 adh += adhesion_spline(h, q) * x / q;
                                 mom[0] += moment(x, y, z, 1);

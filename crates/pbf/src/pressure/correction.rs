@@ -5,14 +5,17 @@
 //! not touch: the iteration's order or colliders.
 
 use crate::sph::Kernels;
+use crate::sph::shapes::Shape;
 use crate::sph::sums::{Point, chunks, powi, vec3};
 use glam::{Vec3A, Vec4};
 use wide::f32x8;
 
-/// The density pass's raw sums for particle `i`: `Σ d³` (poly6 without constant), `Σ g r`
-/// (spiky gradient without constant) and `Σ g² |r|²` (its squared length, term by term).
+/// The density pass's raw sums for particle `i` with the kernel shapes `S` (`k.kind`'s:
+/// [`crate::by_shape!`] picks it once per pass, outside its loop): `Σ w` (the density shape
+/// without constant), `Σ g r` (the gradient without constant) and `Σ g² |r|²` (its squared
+/// length, term by term).
 #[inline(always)]
-pub fn density_and_gradients(
+pub fn density_and_gradients<S: Shape>(
     list: &[u32],
     i: usize,
     p: &[Vec3A],
@@ -21,8 +24,8 @@ pub fn density_and_gradients(
     let z0 = f32x8::ZERO;
     let (mut w, mut gx, mut gy, mut gz, mut g2) = (z0, z0, z0, z0, z0);
     for c in chunks(list, i, p) {
-        w += c.poly6(k.h2);
-        let g = c.spiky(k.h, 0.0);
+        w += S::w(&c, k);
+        let g = S::g(&c, k, 0.0);
         gx += g * c.x;
         gy += g * c.y;
         gz += g * c.z;
@@ -37,7 +40,7 @@ pub struct Correction {
     /// Artificial pressure strength (already divided by S0).
     pub scorr_k: f32,
     pub scorr_n: u32,
-    /// `c6 / W(Δq)`: turns `d³` into `W / W(Δq)`.
+    /// `c_w / W(Δq)`: turns the density shape into `W / W(Δq)`.
     pub scorr_scale: f32,
     /// Below this `W / W(Δq)` a pair's `s_corr` is taken as 0: the smallest base whose `n`-th
     /// power is a normal f32 ([`Correction::floor`]).
@@ -67,32 +70,38 @@ impl Correction {
     }
 }
 
-/// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the spiky gradient without its constant),
+/// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the gradient without its constant),
 /// with `pl[j]` holding particle `j`'s position in x, y, z and its `λ_j` in w (one load per
-/// neighbor for both). A coincident pair (spiky gradient 0 there) gets the gradient's limit
-/// magnitude along a fixed pseudo-random direction, opposite for the two particles
+/// neighbor for both). A coincident pair (spiky's gradient is 0 there, the cubic's tends to 0)
+/// gets the gradient's limit magnitude along a fixed pseudo-random direction, opposite for the two particles
 /// ([`separation`]).
 #[inline(always)]
-pub fn correction(list: &[u32], i: usize, pl: &[Vec4], k: &Kernels, c: &Correction) -> Vec3A {
-    correction_with::<false>(list, i, pl, k, c).0
+pub fn correction<S: Shape>(
+    list: &[u32],
+    i: usize,
+    pl: &[Vec4],
+    k: &Kernels,
+    c: &Correction,
+) -> Vec3A {
+    correction_with::<S, false>(list, i, pl, k, c).0
 }
 
 /// [`correction`] and the λ-difference sum `Σ_{j≠i} (λ_j − λ_i) g r` (the part a wall's
 /// pressure gradient scales, `boundary::support`), for particles near a collider.
 #[inline(always)]
-pub fn correction_and_difference(
+pub fn correction_and_difference<S: Shape>(
     list: &[u32],
     i: usize,
     pl: &[Vec4],
     k: &Kernels,
     c: &Correction,
 ) -> (Vec3A, Vec3A) {
-    correction_with::<true>(list, i, pl, k, c)
+    correction_with::<S, true>(list, i, pl, k, c)
 }
 
 /// The exponent as a constant for the common values, so the power unrolls to multiplies.
 #[inline(always)]
-fn correction_with<const DIFF: bool>(
+fn correction_with<S: Shape, const DIFF: bool>(
     list: &[u32],
     i: usize,
     pl: &[Vec4],
@@ -100,15 +109,15 @@ fn correction_with<const DIFF: bool>(
     c: &Correction,
 ) -> (Vec3A, Vec3A) {
     match c.scorr_n {
-        4 => correction_n::<4, DIFF>(list, i, pl, k, c),
-        n => correction_n::<0, DIFF>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
+        4 => correction_n::<S, 4, DIFF>(list, i, pl, k, c),
+        n => correction_n::<S, 0, DIFF>(list, i, pl, k, &Correction { scorr_n: n, ..*c }),
     }
 }
 
-/// [`correction`] with the exponent `N`, or `c.scorr_n` when `N` is 0; with `DIFF`, the
-/// λ-difference sum too (else zero).
+/// [`correction`] for the shapes `S` with the exponent `N`, or `c.scorr_n` when `N` is 0; with
+/// `DIFF`, the λ-difference sum too (else zero).
 #[inline(always)]
-fn correction_n<const N: u32, const DIFF: bool>(
+fn correction_n<S: Shape, const N: u32, const DIFF: bool>(
     list: &[u32],
     i: usize,
     pl: &[Vec4],
@@ -124,9 +133,9 @@ fn correction_n<const N: u32, const DIFF: bool>(
     let mut close = 0u32;
     for ch in chunks(list, i, pl) {
         // Self and coincident pairs get g = 0 here.
-        let g = ch.spiky(k.h, c.coincident);
+        let g = S::g(&ch, k, c.coincident);
         let lj = ch.w;
-        let b = ch.poly6(k.h2) * f32x8::splat(c.scorr_scale);
+        let b = S::w(&ch, k) * f32x8::splat(c.scorr_scale);
         let s = powi(b.simd_ge(f32x8::splat(c.scorr_floor)).select(b, z0), n);
         let f = (li + lj - f32x8::splat(c.scorr_k) * s) * g;
         ax += f * ch.x;
@@ -150,8 +159,7 @@ fn correction_n<const N: u32, const DIFF: bool>(
             let j = j as usize;
             let r2 = (pi - pl[j].xyz()).length_squared();
             if j != i && r2 <= c.coincident {
-                let d = (k.h2 - r2).max(0.0);
-                let b = d * d * d * c.scorr_scale;
+                let b = k.w_shape(r2) * c.scorr_scale;
                 let s = if b >= c.scorr_floor {
                     b.powi(c.scorr_n as i32)
                 } else {

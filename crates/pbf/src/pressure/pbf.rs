@@ -7,11 +7,12 @@
 //!
 //! Each iteration (a fixed count, or from min to max until the mean density excess
 //! `mean_i max(ρ_i/ρ0 − 1, 0)` is at most the error asked for, measured in the density pass):
-//! - density `ρ_i = Σ_j m W(p_i − p_j) + ρ_wall(p_i)` (poly6, self included);
+//! - density `ρ_i = Σ_j m W(p_i − p_j) + ρ_wall(p_i)` (self included; `W` and `∇W` are the
+//!   pair `pbf.kernel` names, poly6 and spiky by default: [`crate::sph::kernels`]);
 //! - `C_i = max(ρ_i / ρ0 − 1, 0)` (one-sided, so the free surface is not pulled together);
 //! - `λ_i = −C_i / (Σ_k |∇_k C_i|² + ε)` with `∇_j C_i = −(m/ρ0) ∇W_ij` for `j ≠ i`
 //!   (`ε = relaxation · S0`, S0 below: the relaxation is a fraction of the rest denominator),
-//!   `∇_i C_i = (m/ρ0) Σ_j ∇W_ij + ∇ρ_wall/ρ0` (spiky gradient);
+//!   `∇_i C_i = (m/ρ0) Σ_j ∇W_ij + ∇ρ_wall/ρ0`;
 //! - `Δp_i = (m/ρ0) Σ_{j≠i} (λ_i + λ_j + s_corr) ∇W_ij + (λ_i/ρ0) ∇ρ_wall`, with the artificial
 //!   pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`. `S0 = Σ_j |∇_j C_i|²` of a particle
 //!   inside the rest lattice is the scale of λ's denominator: dividing by it makes k a fraction
@@ -35,9 +36,11 @@
 use super::correction::{Correction, correction, correction_and_difference, density_and_gradients};
 use super::{DensityInput, DensitySolver, SolveStats};
 use crate::boundary::Support;
+use crate::by_shape;
 use crate::distributed::{ERROR_ONE, refresh};
 use crate::par::{CHUNK, Scratch, par_gather};
 use crate::sph::Kernels;
+use crate::sph::shapes::Shape;
 use glam::{Vec3A, Vec4};
 use rayon::prelude::*;
 
@@ -96,8 +99,8 @@ impl PbfConstraints {
         k: &Kernels,
         s0: f32,
     ) -> Self {
-        let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
-        let w_dq = k.poly6((s_corr.dq * k.h).powi(2));
+        let (cw, cg) = (k.w_coef(), k.grad_coef());
+        let w_dq = k.w((s_corr.dq * k.h).powi(2));
         let scorr_n = s_corr.n;
         PbfConstraints {
             count,
@@ -106,11 +109,11 @@ impl PbfConstraints {
             correction: Correction {
                 scorr_k: s_corr.k / s0,
                 scorr_n,
-                scorr_scale: c6 / w_dq,
+                scorr_scale: cw / w_dq,
                 scorr_floor: Correction::floor(scorr_n),
-                // Coincident pairs (the spiky gradient is 0 there) get its limit magnitude.
+                // Coincident pairs (spiky's gradient is 0 there) get its limit magnitude.
                 coincident: (1e-6 * k.h) * (1e-6 * k.h),
-                g_at_zero: k.spiky_grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
+                g_at_zero: k.grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
             },
             wall_gradient,
             lambda: Vec::new(),
@@ -121,14 +124,9 @@ impl PbfConstraints {
     }
 }
 
-impl DensitySolver for PbfConstraints {
-    fn name(&self) -> &'static str {
-        "pbf"
-    }
-
-    /// The predicted positions with λ in w go to `scratch.v4` (the correction pass reads both of
-    /// a neighbor in one load), the corrected positions to `scratch.v3`, swapped with `p`.
-    fn solve(
+impl PbfConstraints {
+    /// [`DensitySolver::solve`] with the kernel shapes `S` (`input.kernels.kind`'s).
+    fn solve_with<S: Shape>(
         &mut self,
         input: &DensityInput,
         p: &mut Vec<Vec3A>,
@@ -142,7 +140,7 @@ impl DensitySolver for PbfConstraints {
         let (m, rho0) = (input.mass, input.rest_density);
         let vol = m / rho0;
         // Kernel constants, applied to the raw sums.
-        let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
+        let (cw, cg) = (k.w_coef(), k.grad_coef());
         self.lambda.resize(n, 0.0);
         self.wall_grad.resize(n, Vec3A::ZERO);
         self.chunk_excess.resize(n.div_ceil(CHUNK), 0);
@@ -184,10 +182,10 @@ impl DensitySolver for PbfConstraints {
                     for o in 0..rho.len() {
                         let i = b * CHUNK + o;
                         let (sum_w, sum_g, sum_g2) =
-                            density_and_gradients(lists.neighbors(i), i, pp, &k);
+                            density_and_gradients::<S>(lists.neighbors(i), i, pp, &k);
                         let (rho_w, grad_w) = colliders.density(i, pp[i], solid);
                         wall_grad[o] = grad_w;
-                        let d = m * c6 * sum_w + rho_w;
+                        let d = m * cw * sum_w + rho_w;
                         let grad_i = (vol * cg) * sum_g + grad_w / rho0;
                         rho[o] = d;
                         let c = (d / rho0 - 1.0).max(0.0);
@@ -233,9 +231,9 @@ impl DensitySolver for PbfConstraints {
                     Support::NONE
                 };
                 let dp = if support.is_none() {
-                    correction(list, i, pl, &k, params)
+                    correction::<S>(list, i, pl, &k, params)
                 } else {
-                    let (dp, diff) = correction_and_difference(list, i, pl, &k, params);
+                    let (dp, diff) = correction_and_difference::<S>(list, i, pl, &k, params);
                     dp + support.extra(diff)
                 };
                 let li = lambda[i];
@@ -252,6 +250,24 @@ impl DensitySolver for PbfConstraints {
             }
         }
         true
+    }
+}
+
+impl DensitySolver for PbfConstraints {
+    fn name(&self) -> &'static str {
+        "pbf"
+    }
+
+    /// The predicted positions with λ in w go to `scratch.v4` (the correction pass reads both of
+    /// a neighbor in one load), the corrected positions to `scratch.v3`, swapped with `p`.
+    fn solve(
+        &mut self,
+        input: &DensityInput,
+        p: &mut Vec<Vec3A>,
+        density: &mut [f32],
+        scratch: &mut Scratch,
+    ) -> bool {
+        by_shape!(input.kernels.kind, S => self.solve_with::<S>(input, p, density, scratch))
     }
 
     fn last_solve(&self) -> SolveStats {

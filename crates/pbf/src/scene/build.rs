@@ -14,7 +14,6 @@ use crate::inflow::Inflow;
 use crate::particles::Fluid;
 use crate::pressure::pbf::{ArtificialPressure, IterationCount, PbfConstraints};
 use crate::solver::{Solver, SolverParts};
-use crate::sph::Kernels;
 use crate::sph::lattice::rest_lattice;
 use glam::Vec3A;
 use nsearch::{GridError, GridSpec};
@@ -32,7 +31,7 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
 /// all the scene's, kept or not.
 pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Solver, GridError> {
     let h = scene.kernel_radius();
-    let kernels = Kernels::new(h);
+    let kernels = scene.kernels();
     let r = scene.particles.radius;
     let rho0 = scene.particles.rest_density;
     let (mass, s0) = rest_lattice(&kernels, scene.spacing(), rho0);

@@ -35,7 +35,6 @@
 //! minimum and nothing rings (docs/results.md, stop 29).
 
 use super::{DEFAULT_MIN_ITERATIONS, Scene, StartCompression};
-use crate::sph::Kernels;
 use crate::sph::lattice::{gradient_moment, rest_lattice};
 use glam::Vec3A;
 
@@ -59,7 +58,7 @@ impl Scene {
 
     /// `dC / d(depth)` at `iterations` iterations a step (module docs).
     fn gradient_at(&self, iterations: u32) -> f32 {
-        let k = Kernels::new(self.kernel_radius());
+        let k = self.kernels();
         let s = self.spacing();
         let (_, s0) = rest_lattice(&k, s, self.particles.rest_density);
         let m = gradient_moment(&k, s);

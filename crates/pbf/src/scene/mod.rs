@@ -152,6 +152,11 @@ impl Scene {
             .unwrap_or(4.0 * self.particles.radius)
     }
 
+    /// The kernels of this scene: `pbf.kernel` with support radius [`Self::kernel_radius`].
+    pub fn kernels(&self) -> crate::sph::Kernels {
+        crate::sph::Kernels::with_kind(self.kernel_radius(), self.pbf.kernel)
+    }
+
     /// Lattice spacing 2r.
     pub fn spacing(&self) -> f32 {
         2.0 * self.particles.radius
@@ -164,7 +169,7 @@ impl Scene {
         match self.pbf.omega {
             Omega::Value(w) => w,
             Omega::Auto => {
-                let k = crate::sph::Kernels::new(self.kernel_radius());
+                let k = self.kernels();
                 let gain = crate::sph::lattice::jacobi_gain(&k, self.spacing());
                 (OMEGA_GAIN / gain).min(1.0)
             }

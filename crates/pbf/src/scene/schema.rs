@@ -5,6 +5,7 @@
 //! `configs/dam_break.toml`). Does not touch: checks beyond the types (validate) or the
 //! simulation (build).
 
+use crate::sph::KernelKind;
 use nsearch::{CellSize, SearchMode};
 use serde::{Deserialize, Serialize};
 
@@ -280,6 +281,10 @@ pub struct PbfParams {
     /// beside one feels the whole gradient of λ, not only its neighbors' part of it
     /// (`boundary::support`). False: the model before 2026-11-27.
     pub wall_gradient: bool,
+    /// The pair of kernels: `"poly6_spiky"` (the default: poly6 for density, the spiky gradient
+    /// for corrections and forces, as Macklin & Müller) or `"cubic_spline"` (the cubic spline
+    /// and its own gradient, as SPlisHSPlasH): [`crate::sph::kernels`].
+    pub kernel: KernelKind,
 }
 
 /// The fewest iterations of a solve that stops on a density error, whatever the water's depth
@@ -307,6 +312,7 @@ impl Default for PbfParams {
             vorticity: 0.01,
             xsph: 0.01,
             wall_gradient: true,
+            kernel: KernelKind::Poly6Spiky,
         }
     }
 }

@@ -6,15 +6,16 @@
 //!
 //! For each particle `i`, over its neighbors `j` (self included, its terms vanish), with
 //! `r = p_i − p_j`:
-//! - density `ρ_i = Σ_j m W(r) + ρ_wall(p_i)` (poly6; the walls' and solids' part given);
+//! - density `ρ_i = Σ_j m W(r) + ρ_wall(p_i)` (the density kernel, poly6 by default,
+//!   [`super::kernels`]; the walls' and solids' part given);
 //! - the volume `m / ρ_i`, stored with the velocity (`vv`: one load per neighbor for both);
-//! - if asked, the curl `ω_i = (1/ρ_i) Σ_j m (v_j − v_i) × ∇_{p_j} W_ij` (spiky gradient);
-//! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (poly6):
+//! - if asked, the curl `ω_i = (1/ρ_i) Σ_j m (v_j − v_i) × ∇_{p_j} W_ij` (the gradient kernel, spiky by default);
+//! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij`:
 //!   the pull toward the neighbors' average that XSPH scales by its coefficient;
 //! - if asked, the gradient `η_i = Σ_j σ_j ∇_{p_i} W_ij` of a per-particle scalar σ given
-//!   (spiky gradient; the vorticity confinement's, with σ its swirl of the last step);
-//! - if asked, the surface normal `n_i = h Σ_j (m/ρ̃_j) ∇_{p_i} W_ij` (Akinci et al. 2013's, spiky
-//!   gradient), with `m/ρ̃` the volumes given: from the density solve's last measurement, one
+//!   (the vorticity confinement's, with σ its swirl of the last step);
+//! - if asked, the surface normal `n_i = h Σ_j (m/ρ̃_j) ∇_{p_i} W_ij` (Akinci et al.
+//!   2013's), with `m/ρ̃` the volumes given: from the density solve's last measurement, one
 //!   correction before these positions (the same density when an error-controlled solve stops
 //!   on a density pass), since this pass's own densities of the neighbors are not known yet.
 //!
@@ -25,7 +26,9 @@
 //! own-density form is normalised (a deficient neighborhood divides by a deficient density).
 
 use super::Kernels;
+use super::shapes::Shape;
 use super::sums::{Point, chunks};
+use crate::by_shape;
 use crate::par::CHUNK;
 use glam::{Vec3A, Vec4};
 use nsearch::NeighborLists;
@@ -98,7 +101,7 @@ pub struct KinematicsIn<'a> {
 /// Every particle's density, volume and the sums `needs` asks for (see the module docs). A
 /// gather: each particle writes only its own slots.
 pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
-    // η is a sum over the curl's spiky gradients, so it implies the curl.
+    // η is a sum over the curl's gradients, so it implies the curl.
     let bit = |on: bool, flag: u8| if on { flag } else { 0 };
     let flags = bit(needs.curl || needs.swirl, CURL)
         | bit(needs.smoothing, SMOOTH)
@@ -107,11 +110,11 @@ pub fn kinematics(input: &KinematicsIn, needs: Needs, out: KinematicsOut) {
     // With the normals the walk reads `pv`: each neighbor's position and volume in one load.
     macro_rules! dispatch {
         ($($f:literal)*; $($g:literal)*) => {
-            match flags {
-                $($f => pass::<$f, _>(input, input.p, out),)*
-                $($g => pass::<$g, _>(input, input.pv, out),)*
+            by_shape!(input.kernels.kind, S => match flags {
+                $($f => pass::<S, $f, _>(input, input.p, out),)*
+                $($g => pass::<S, $g, _>(input, input.pv, out),)*
                 _ => unreachable!("kinematics flags {flags}"),
-            }
+            })
         };
     }
     dispatch!(0 1 2 3 5 7; 8 9 10 11 13 15);
@@ -135,9 +138,14 @@ fn optional_chunks<T>(written: bool, out: &mut [T], n: usize) -> Vec<&mut [T]> {
     }
 }
 
-/// [`kinematics`] compiled for one choice of sums (`FLAGS`: [`CURL`], [`SMOOTH`], [`ETA`],
-/// [`NORMALS`]), walking the positions `pts` (`p`, or `pv` with the normals' volumes in w).
-fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: KinematicsOut) {
+/// [`kinematics`] compiled for one pair of kernel shapes `S` and one choice of sums (`FLAGS`:
+/// [`CURL`], [`SMOOTH`], [`ETA`], [`NORMALS`]), walking the positions `pts` (`p`, or `pv` with
+/// the normals' volumes in w).
+fn pass<S: Shape, const FLAGS: u8, P: Point + Sync>(
+    input: &KinematicsIn,
+    pts: &[P],
+    out: KinematicsOut,
+) {
     let curl_on = FLAGS & CURL != 0;
     let smooth_on = FLAGS & SMOOTH != 0;
     let eta_on = FLAGS & ETA != 0;
@@ -152,7 +160,7 @@ fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: 
         ..
     } = *input;
     let n = pts.len();
-    let (c6, cg) = (k.poly6_coef(), k.spiky_grad_coef());
+    let (cw, cg) = (k.w_coef(), k.grad_coef());
     assert!(out.density.len() == n && out.vv.len() == n);
     assert!(!curl_on || out.curl.len() == n);
     assert!(!smooth_on || out.smoothing.len() == n);
@@ -162,7 +170,7 @@ fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: 
     let smooth_chunks = optional_chunks(smooth_on, out.smoothing, n);
     let eta_chunks = optional_chunks(eta_on, out.eta, n);
     let normal_chunks = optional_chunks(normals_on, out.normals, n);
-    // The normals' constant: h times the spiky gradient's.
+    // The normals' constant: h times the gradient's.
     let cn = k.h * cg;
     out.density
         .par_chunks_mut(CHUNK)
@@ -181,10 +189,10 @@ fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: 
                 let (mut ex, mut ey, mut ez) = (z, z, z);
                 let (mut nx, mut ny, mut nz) = (z, z, z);
                 for c in chunks(lists.neighbors(i), i, pts) {
-                    let d3 = c.poly6(k.h2);
-                    w += d3;
+                    let ws = S::w(&c, k);
+                    w += ws;
                     let g = if curl_on || normals_on {
-                        c.spiky(k.h, 0.0)
+                        S::g(&c, k, 0.0)
                     } else {
                         z
                     };
@@ -210,13 +218,13 @@ fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: 
                             }
                         }
                         if smooth_on {
-                            sx += d3 * dx;
-                            sy += d3 * dy;
-                            sz += d3 * dz;
+                            sx += ws * dx;
+                            sy += ws * dy;
+                            sz += ws * dz;
                         }
                     }
                 }
-                let d = mass * c6 * w.reduce_add() + wall(i);
+                let d = mass * cw * w.reduce_add() + wall(i);
                 rho[o] = d;
                 let vol = mass / d;
                 vv[o] = vi.extend(vol);
@@ -224,7 +232,7 @@ fn pass<const FLAGS: u8, P: Point + Sync>(input: &KinematicsIn, pts: &[P], out: 
                     curl[o] = (vol * cg) * super::sums::vec3(cx, cy, cz);
                 }
                 if smooth_on {
-                    smooth[o] = (vol * c6) * super::sums::vec3(sx, sy, sz);
+                    smooth[o] = (vol * cw) * super::sums::vec3(sx, sy, sz);
                 }
                 if eta_on {
                     eta[o] = cg * super::sums::vec3(ex, ey, ez);

@@ -12,8 +12,8 @@ use glam::Vec3A;
 pub fn rest_lattice(k: &Kernels, s: f32, rho0: f32) -> (f32, f32) {
     let (mut sum_w, mut sum_g2) = (0.0f64, 0.0f64);
     for_each_site(k, s, |q| {
-        sum_w += k.poly6(q.length_squared()) as f64;
-        sum_g2 += k.spiky_grad(q).length_squared() as f64;
+        sum_w += k.w(q.length_squared()) as f64;
+        sum_g2 += k.grad(q).length_squared() as f64;
     });
     let vol = 1.0 / sum_w; // m / ρ0
     ((rho0 as f64 * vol) as f32, (sum_g2 * vol * vol) as f32)
@@ -40,8 +40,8 @@ fn for_each_site(k: &Kernels, s: f32, mut f: impl FnMut(Vec3A)) {
 pub fn gradient_moment(k: &Kernels, s: f32) -> f32 {
     let (mut sum_w, mut sum_m) = (0.0f64, 0.0f64);
     for_each_site(k, s, |q| {
-        sum_w += k.poly6(q.length_squared()) as f64;
-        sum_m += (k.spiky_grad(q).length() * q.length()) as f64;
+        sum_w += k.w(q.length_squared()) as f64;
+        sum_m += (k.grad(q).length() * q.length()) as f64;
     });
     (sum_m / sum_w / 3.0) as f32
 }
@@ -64,7 +64,7 @@ pub fn jacobi_gain(k: &Kernels, s: f32) -> f32 {
         for b in -n..=n {
             for c in -n..=n {
                 let q = Vec3A::new(a as f32, b as f32, c as f32) * s;
-                let g = k.spiky_grad(q);
+                let g = k.grad(q);
                 if g != Vec3A::ZERO {
                     offsets.push(([a as f64, b as f64, c as f64], g.to_array().map(f64::from)));
                     d += g.length_squared() as f64;
@@ -110,6 +110,10 @@ mod tests {
         assert!((m4 - 0.947).abs() < 0.002, "h = 4r: {m4}");
         let m16 = gradient_moment(&Kernels::new(16.0 * s / 2.0), s);
         assert!((m16 - 1.0).abs() < 0.01, "h = 16r: {m16}");
+        // The cubic spline's too (its own gradient with its own density).
+        let cubic = |h: f32| Kernels::with_kind(h, crate::sph::KernelKind::CubicSpline);
+        let c16 = gradient_moment(&cubic(16.0 * s / 2.0), s);
+        assert!((c16 - 1.0).abs() < 0.01, "cubic, h = 16r: {c16}");
     }
 
     /// The largest eigenvalue of `D⁻¹ J Jᵀ` on a periodic cubic lattice of `l³` sites, by power
