@@ -73,3 +73,34 @@ pub fn differences(
     out.truncate(limit);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene(extra: &str) -> Scene {
+        let text = format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [0.2, 0.2, 0.2]\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.1, 0.1, 0.1]\n[particles]\nradius = 0.01\n[time]\ndt = 0.004\nend = 0.1\n{extra}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, text).unwrap();
+        Scene::load(&path, &[]).unwrap()
+    }
+
+    /// Builds before `pbf.kernel` existed wrote keys without it: a scene with the default pair
+    /// still matches them, one with the other pair does not.
+    #[test]
+    fn a_key_from_before_pbf_kernel_matches_the_default_pair_only() {
+        let default = scene_key(&scene(""));
+        let mut before = default.clone();
+        if let Some(pbf) = before.get_mut("pbf").and_then(|p| p.as_object_mut()) {
+            pbf.remove("kernel");
+        }
+        assert!(differences(&before, &default, 10).is_empty());
+        let cubic = scene_key(&scene("[pbf]\nkernel = \"cubic_spline\"\n"));
+        let diff = differences(&before, &cubic, 10);
+        assert_eq!(diff.len(), 1, "{diff:?}");
+        assert_eq!(diff[0].0, "pbf.kernel");
+    }
+}

@@ -283,8 +283,17 @@ pub struct PbfParams {
     pub wall_gradient: bool,
     /// The pair of kernels: `"poly6_spiky"` (the default: poly6 for density, the spiky gradient
     /// for corrections and forces, as Macklin & Müller) or `"cubic_spline"` (the cubic spline
-    /// and its own gradient, as SPlisHSPlasH): [`crate::sph::kernels`].
+    /// and its own gradient, as SPlisHSPlasH): [`crate::sph::kernels`]. Written only when not
+    /// the default, so the scene key of a checkpoint from before this key existed still matches
+    /// (`checkpoint::scene_key`).
+    #[serde(skip_serializing_if = "is_default")]
     pub kernel: KernelKind,
+}
+
+/// Whether `value` is its type's default: a key added after checkpoints were first written is
+/// serialized only when set, so those checkpoints' scene keys still match.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// The fewest iterations of a solve that stops on a density error, whatever the water's depth
