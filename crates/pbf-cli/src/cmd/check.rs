@@ -81,9 +81,13 @@ pub fn main(a: Args) -> Result<ExitCode> {
         );
     }
     outln!(
-        "radius      r = {}, spacing {}, kernel radius h = {h}",
+        "radius      r = {}, spacing {}, kernel radius h = {h}, kernels {} (pbf.kernel)",
         scene.particles.radius,
-        scene.spacing()
+        scene.spacing(),
+        match scene.pbf.kernel {
+            pbf::sph::KernelKind::Poly6Spiky => "poly6 density, spiky gradient",
+            pbf::sph::KernelKind::CubicSpline => "cubic spline",
+        }
     );
     outln!(
         "grid        {nx} x {ny} x {nz} = {} cells of width {:.6}",
