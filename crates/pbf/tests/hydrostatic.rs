@@ -9,24 +9,21 @@ mod common;
 
 use common::scene_from;
 
-/// 0.4 m of water in a 0.2 m square tank, r = 0.01 (2,000 particles).
-fn column(extra: &[&str]) -> Scene {
+/// Water `depth` deep filling a square tank `width` across and `height` high, r = 0.01, dt 4 ms.
+fn water_at_rest(width: f32, height: f32, depth: f32, extra: &[&str]) -> Scene {
     scene_from(
-        r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.5, 0.2]
-[[fluid]]
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.4, 0.2]
-[particles]
-radius = 0.01
-[time]
-dt = 0.004
-end = 2.0
-"#,
+        &format!(
+            "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [{width}, {height}, {width}]\n\
+             [[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [{width}, {depth}, {width}]\n\
+             [particles]\nradius = 0.01\n[time]\ndt = 0.004\nend = 2.0\n"
+        ),
         extra,
     )
+}
+
+/// 0.4 m of water in a 0.2 m square tank, r = 0.01 (2,000 particles).
+fn column(extra: &[&str]) -> Scene {
+    water_at_rest(0.2, 0.5, 0.4, extra)
 }
 
 /// The mean height of the highest tenth of the particles.
@@ -320,22 +317,7 @@ fn the_layer_beside_a_side_wall_does_not_slide_down() {
 /// Still water in a 0.3 m tank filled 0.3 m deep (3,375 particles), its mean speed after
 /// `steps` steps.
 fn still_water_speed(extra: &[&str], steps: usize) -> f32 {
-    let scene = scene_from(
-        r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [0.3, 0.4, 0.3]
-[[fluid]]
-min = [0.0, 0.0, 0.0]
-max = [0.3, 0.3, 0.3]
-[particles]
-radius = 0.01
-[time]
-dt = 0.004
-end = 2.0
-"#,
-        extra,
-    );
+    let scene = water_at_rest(0.3, 0.4, 0.3, extra);
     let mut s = Solver::new(&scene).unwrap();
     for _ in 0..steps {
         s.step();

@@ -1,7 +1,8 @@
 //! Neighbor sums, eight neighbors at a time: the machinery every per-particle pass shares.
 //!
 //! Owns: walking one particle's cached neighbor list in SIMD chunks ([`chunks`], [`Chunk`]:
-//! offsets, squared distances, the poly6 and spiky factors). Does not
+//! offsets, squared distances, the poly6 and spiky factors; the cubic spline's are in
+//! [`super::shapes`]). Does not
 //! touch: what a method sums (each method's file holds its own sums) or the step's order.
 //!
 //! Each sum computes the sums of one particle `i` and writes nothing, so the caller runs it
@@ -13,7 +14,8 @@
 //!
 //! Kernel constants are applied once per particle, after the sums: with `d = max(h² − r², 0)`,
 //! poly6 is `W = c6 · d³`; with `e = max(h − |r|, 0)` and `g = e² / |r|` (0 at `r = 0`), the spiky
-//! gradient is `∇W = cg · g · r` for `r = p_i − p_j` (see [`super::Kernels`]).
+//! gradient is `∇W = cg · g · r` for `r = p_i − p_j` (see [`super::Kernels`]; the passes reach
+//! these through [`super::shapes::Shape`], which also has the cubic spline).
 
 use glam::{Vec3A, Vec4};
 use wide::f32x8;
