@@ -8,7 +8,7 @@ use glam::Vec3A;
 use pbf::solver::Solver;
 mod common;
 
-use common::{scene, state_on_threads};
+use common::{scene, scene_with, state_on_threads};
 
 /// Run `steps` steps of `name`, checking every step; returns the final state.
 fn run_checked(name: &str, steps: usize) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
@@ -97,6 +97,20 @@ fn the_small_paper_scenes_give_the_same_bits_on_1_and_2_threads() {
         assert!(
             state_on_threads(&sc, 1, 150) == state_on_threads(&sc, 2, 150),
             "{name}: 1 and 2 threads differ"
+        );
+    }
+}
+
+/// The other pair of kernels (`pbf.kernel = "cubic_spline"`) keeps every pass a gather: the
+/// same bits on 1 and 2 threads, with an emitter and solids (cylinders) and a moving paddle
+/// (wave).
+#[test]
+fn the_cubic_spline_gives_the_same_bits_on_1_and_2_threads() {
+    for name in ["paper_4_wave_small", "paper_5_cylinders_small"] {
+        let sc = scene_with(name, &["pbf.kernel=cubic_spline"]);
+        assert!(
+            state_on_threads(&sc, 1, 150) == state_on_threads(&sc, 2, 150),
+            "{name}, cubic spline: 1 and 2 threads differ"
         );
     }
 }
