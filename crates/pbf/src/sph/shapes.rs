@@ -34,29 +34,36 @@ impl Shape for Poly6Spiky {
 }
 
 /// The cubic spline, `6q³ − 6q² + 1` for `q = |r| / h ≤ 1/2` and `2 (1 − q)³` up to 1, and its
-/// own gradient factor `ψ(q) / |r|`: `(2 − 3q) / h` inside (finite at 0), `(1 − q)² / |r|`
-/// outside.
+/// own gradient factor `ψ(q) / |r|` (`ψ = q (2 − 3q)` inside, `(1 − q)²` outside). Both pieces
+/// at once, without a select: with `a = max(1 − q, 0)` and `b = max(1/2 − q, 0)`, the spline is
+/// `2a³ − 8b³` and `ψ = a² − 4b²` (expand them: inside `b > 0` they give the inner polynomials,
+/// outside `b = 0`).
 pub struct CubicSpline;
+
+impl CubicSpline {
+    /// `(a, b)` per lane.
+    #[inline(always)]
+    fn pieces(len: f32x8, k: &Kernels) -> (f32x8, f32x8) {
+        let q = len * f32x8::splat(k.inv_h);
+        (
+            (f32x8::ONE - q).fast_max(f32x8::ZERO),
+            (f32x8::splat(0.5) - q).fast_max(f32x8::ZERO),
+        )
+    }
+}
 
 impl Shape for CubicSpline {
     #[inline(always)]
     fn w(c: &Chunk, k: &Kernels) -> f32x8 {
-        let q = c.r2.sqrt() * f32x8::splat(k.inv_h);
-        let a = (f32x8::ONE - q).fast_max(f32x8::ZERO);
-        let inner = f32x8::splat(6.0) * q * q * (q - f32x8::ONE) + f32x8::ONE;
-        let outer = f32x8::splat(2.0) * a * a * a;
-        q.simd_le(f32x8::splat(0.5)).select(inner, outer) * c.mask
+        let (a, b) = Self::pieces(c.r2.sqrt(), k);
+        (f32x8::splat(2.0) * (a * a * a) - f32x8::splat(8.0) * (b * b * b)) * c.mask
     }
 
     #[inline(always)]
     fn g(c: &Chunk, k: &Kernels, tiny: f32) -> f32x8 {
         let len = c.r2.sqrt();
-        let inv_h = f32x8::splat(k.inv_h);
-        let q = len * inv_h;
-        let a = (f32x8::ONE - q).fast_max(f32x8::ZERO);
-        let inner = inv_h * (f32x8::splat(2.0) - f32x8::splat(3.0) * q);
-        let outer = a * a / len;
-        let g = q.simd_le(f32x8::splat(0.5)).select(inner, outer) * c.mask;
+        let (a, b) = Self::pieces(len, k);
+        let g = (a * a - f32x8::splat(4.0) * (b * b)) / len * c.mask;
         c.r2.simd_gt(f32x8::splat(tiny)).select(g, f32x8::ZERO)
     }
 }
