@@ -4,8 +4,8 @@
 //! the surface.
 //!
 //! For neighbors `j ≠ i` within h, with `r = p_i − p_j`:
-//! - normals `n_i = h Σ_j (m/ρ_j) ∇W_ij` (spiky gradient; near zero inside the fluid, about unit
-//!   length at the surface), summed by the kinematics pass (`sph::kinematics`) with the step's
+//! - normals `n_i = h Σ_j (m/ρ_j) ∇W_ij` (`pbf.kernel`'s gradient; near zero inside the fluid,
+//!   about unit length at the surface), summed by the kinematics pass (`sph::kinematics`) with the step's
 //!   densities, so they cost no neighbor pass of their own: each neighbor's `ρ_j` is the density
 //!   solve's last measurement, one correction before the final positions (the same density when
 //!   an error-controlled solve stops on a density pass). Removing the normals' own pass saved

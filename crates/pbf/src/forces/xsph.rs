@@ -1,7 +1,7 @@
 //! XSPH viscosity (Schechter & Bridson 2012, as Macklin & Müller 2013 use it): each velocity is
-//! pulled toward its neighbors' average, `Δv_i = c (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (poly6; the
-//! sum is the smoothed velocity difference `sph::kinematics` takes with the densities, so XSPH
-//! walks no neighbors of its own).
+//! pulled toward its neighbors' average, `Δv_i = c (1/ρ_i) Σ_j m (v_j − v_i) W_ij` (the density
+//! kernel; the sum is the smoothed velocity difference `sph::kinematics` takes with the
+//! densities, so XSPH walks no neighbors of its own).
 //!
 //! Owns: [`Xsph`]. Does not touch: other forces or positions.
 
