@@ -8,8 +8,9 @@
 //!   about unit length at the surface), summed by the kinematics pass (`sph::kinematics`) with
 //!   the step's densities, so they cost no neighbor pass of their own: each neighbor's `ρ_j` is
 //!   the density solve's last measurement, one correction before the final positions (the same
-//!   density when an error-controlled solve stops on a density pass). Removing the normals' own pass saved
-//!   about 6% of a paper-scale step with surface tension on (docs/results.md, stop 34);
+//!   density when an error-controlled solve stops on a density pass). Removing the normals' own
+//!   pass saved about 6% of a paper-scale step with surface tension on (docs/results.md, stop
+//!   34);
 //! - cohesion `F_coh = −γ m_i m_j C(|r|) r / |r|`, with `C(r) = 32 / (π h⁹) ·`
 //!   `(h − r)³ r³` for `h/2 < r ≤ h`, `2 (h − r)³ r³ − h⁶/64` for `0 < r ≤ h/2`;
 //! - curvature `F_curv = −γ m_i (n_i − n_j)`;
