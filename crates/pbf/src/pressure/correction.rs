@@ -73,8 +73,8 @@ impl Correction {
 /// `Σ_{j≠i} (λ_i + λ_j + s_corr) g r` for particle `i` (the gradient without its constant),
 /// with `pl[j]` holding particle `j`'s position in x, y, z and its `λ_j` in w (one load per
 /// neighbor for both). A coincident pair (spiky's gradient is 0 there, the cubic's tends to 0)
-/// gets the gradient's limit magnitude along a fixed pseudo-random direction, opposite for the two particles
-/// ([`separation`]).
+/// gets the gradient's limit magnitude along a fixed pseudo-random direction, opposite for the
+/// two particles ([`separation`]).
 #[inline(always)]
 pub fn correction<S: Shape>(
     list: &[u32],

@@ -9,7 +9,8 @@
 //! - density `ρ_i = Σ_j m W(r) + ρ_wall(p_i)` (the density kernel, poly6 by default,
 //!   [`super::kernels`]; the walls' and solids' part given);
 //! - the volume `m / ρ_i`, stored with the velocity (`vv`: one load per neighbor for both);
-//! - if asked, the curl `ω_i = (1/ρ_i) Σ_j m (v_j − v_i) × ∇_{p_j} W_ij` (the gradient kernel, spiky by default);
+//! - if asked, the curl `ω_i = (1/ρ_i) Σ_j m (v_j − v_i) × ∇_{p_j} W_ij` (the gradient kernel,
+//!   spiky by default);
 //! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij`:
 //!   the pull toward the neighbors' average that XSPH scales by its coefficient;
 //! - if asked, the gradient `η_i = Σ_j σ_j ∇_{p_i} W_ij` of a per-particle scalar σ given
