@@ -1,7 +1,7 @@
 //! Each neighbor walk of a step on its own, on the wave scene's small version five steps in
 //! (15,840 particles, 68 neighbors each): the density pass and the position correction of one
-//! constraint iteration, and the kinematics pass with every sum on:
-//! `cargo bench --bench walks`.
+//! constraint iteration, and the kinematics pass with every sum on, for each pair of kernels
+//! (`pbf.kernel`; the positions are the default pair's run): `cargo bench --bench walks`.
 //!
 //! A walk costs about 40 cycles per chunk of eight neighbors on an AVX2 Zen 3, and the time
 //! follows its instruction count (docs/results.md, stop 32), so this is where a change to a
@@ -13,9 +13,8 @@ use pbf::par::CHUNK;
 use pbf::pressure::correction::{Correction, correction, density_and_gradients};
 use pbf::scene::Scene;
 use pbf::solver::Solver;
-use pbf::sph::Kernels;
 use pbf::sph::kinematics::{KinematicsIn, KinematicsOut, Needs, kinematics};
-use pbf::sph::shapes::Poly6Spiky;
+use pbf::sph::{KernelKind, Kernels};
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::Duration;
@@ -28,7 +27,6 @@ fn bench(c: &mut Criterion) {
         solver.step();
     }
     let n = solver.fluid.len();
-    let k = Kernels::new(solver.kernel_radius());
     let lists = solver.neighbor_search().lists();
     let (x, v) = (&solver.fluid.x, &solver.fluid.v);
     // Multipliers of the size a settled solve gives, varying from particle to particle.
@@ -36,80 +34,85 @@ fn bench(c: &mut Criterion) {
         .map(|i| x[i].extend(-1e-4 * ((i * 7919 % 1000) as f32 / 1000.0)))
         .collect();
     let swirl: Vec<f32> = (0..n).map(|i| (i % 13) as f32 * 0.01).collect();
-    let corr = Correction {
-        scorr_k: 1e-3,
-        scorr_n: 4,
-        scorr_scale: k.w_coef() / k.w((0.2 * k.h).powi(2)),
-        scorr_floor: Correction::floor(4),
-        coincident: (1e-6 * k.h).powi(2),
-        g_at_zero: 1.0,
-    };
     let mut group = c.benchmark_group("walks");
     group
         .sample_size(50)
         .measurement_time(Duration::from_secs(3));
-    let id = |pass: &str| format!("{pass}/{n}");
-    let mut sums = vec![(0.0f32, Vec3A::ZERO, 0.0f32); n];
-    group.bench_function(id("density"), |b| {
-        b.iter(|| {
-            sums.par_iter_mut()
-                .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(|(i, o)| {
-                    *o = density_and_gradients::<Poly6Spiky>(lists.neighbors(i), i, x, &k)
+    for kind in [KernelKind::Poly6Spiky, KernelKind::CubicSpline] {
+        let k = Kernels::with_kind(solver.kernel_radius(), kind);
+        let id = |pass: &str| format!("{pass}/{kind:?}/{n}");
+        pbf::by_shape!(kind, S => {
+            let corr = Correction {
+                scorr_k: 1e-3,
+                scorr_n: 4,
+                scorr_scale: k.w_coef() / k.w((0.2 * k.h).powi(2)),
+                scorr_floor: Correction::floor(4),
+                coincident: (1e-6 * k.h).powi(2),
+                g_at_zero: 1.0,
+            };
+            let mut sums = vec![(0.0f32, Vec3A::ZERO, 0.0f32); n];
+            group.bench_function(id("density"), |b| {
+                b.iter(|| {
+                    sums.par_iter_mut()
+                        .enumerate()
+                        .with_min_len(CHUNK)
+                        .for_each(|(i, o)| {
+                            *o = density_and_gradients::<S>(lists.neighbors(i), i, x, &k)
+                        })
                 })
-        })
-    });
-    let mut dp = vec![Vec3A::ZERO; n];
-    group.bench_function(id("correction"), |b| {
-        b.iter(|| {
-            dp.par_iter_mut()
-                .enumerate()
-                .with_min_len(CHUNK)
-                .for_each(|(i, o)| {
-                    *o = correction::<Poly6Spiky>(lists.neighbors(i), i, &pl, &k, &corr)
-                })
-        })
-    });
-    let wall = |_: usize| 0.0f32;
-    let input = KinematicsIn {
-        lists,
-        p: x,
-        v,
-        kernels: &k,
-        mass: solver.mass(),
-        wall: &wall,
-        swirl: &swirl,
-        pv: &[],
-    };
-    let needs = Needs {
-        curl: true,
-        smoothing: true,
-        swirl: true,
-        normals: false,
-    };
-    let (mut rho, mut vv) = (vec![0.0f32; n], vec![Vec4::ZERO; n]);
-    let (mut curl, mut smooth, mut eta) = (
-        vec![Vec3A::ZERO; n],
-        vec![Vec3A::ZERO; n],
-        vec![Vec3A::ZERO; n],
-    );
-    group.bench_function(id("kinematics"), |b| {
-        b.iter(|| {
-            kinematics(
-                &input,
-                needs,
-                KinematicsOut {
-                    density: &mut rho,
-                    vv: &mut vv,
-                    curl: &mut curl,
-                    smoothing: &mut smooth,
-                    eta: &mut eta,
-                    normals: &mut [],
-                },
-            )
-        })
-    });
+        });
+        let mut dp = vec![Vec3A::ZERO; n];
+        group.bench_function(id("correction"), |b| {
+            b.iter(|| {
+                dp.par_iter_mut()
+                    .enumerate()
+                    .with_min_len(CHUNK)
+                    .for_each(|(i, o)| {
+                        *o = correction::<S>(lists.neighbors(i), i, &pl, &k, &corr)
+                    })
+            })
+        });
+        let wall = |_: usize| 0.0f32;
+        let input = KinematicsIn {
+            lists,
+            p: x,
+            v,
+            kernels: &k,
+            mass: solver.mass(),
+            wall: &wall,
+            swirl: &swirl,
+            pv: &[],
+        };
+        let needs = Needs {
+            curl: true,
+            smoothing: true,
+            swirl: true,
+            normals: false,
+        };
+        let (mut rho, mut vv) = (vec![0.0f32; n], vec![Vec4::ZERO; n]);
+        let (mut curl, mut smooth, mut eta) = (
+            vec![Vec3A::ZERO; n],
+            vec![Vec3A::ZERO; n],
+            vec![Vec3A::ZERO; n],
+        );
+        group.bench_function(id("kinematics"), |b| {
+            b.iter(|| {
+                kinematics(
+                    &input,
+                    needs,
+                    KinematicsOut {
+                        density: &mut rho,
+                        vv: &mut vv,
+                        curl: &mut curl,
+                        smoothing: &mut smooth,
+                        eta: &mut eta,
+                        normals: &mut [],
+                    },
+                )
+            })
+        });
+        });
+    }
     group.finish();
 }
 

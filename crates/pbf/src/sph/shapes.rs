@@ -108,12 +108,7 @@ mod tests {
             let k = Kernels::with_kind(h, kind);
             let mut at = 0;
             for c in chunks(&list, 0, &p) {
-                let (w, g) = match kind {
-                    KernelKind::Poly6Spiky => (Poly6Spiky::w(&c, &k), Poly6Spiky::g(&c, &k, 0.0)),
-                    KernelKind::CubicSpline => {
-                        (CubicSpline::w(&c, &k), CubicSpline::g(&c, &k, 0.0))
-                    }
-                };
+                let (w, g) = crate::by_shape!(kind, S => (S::w(&c, &k), S::g(&c, &k, 0.0)));
                 let (w, g) = (w.to_array(), g.to_array());
                 for l in 0..8 {
                     let j = c.idx[l];
