@@ -47,6 +47,8 @@ fn bench(c: &mut Criterion) {
                 scorr_n: 4,
                 scorr_scale: k.w_coef() / k.w((0.2 * k.h).powi(2)),
                 scorr_floor: Correction::floor(4),
+                scorr_rest: (k.w(0.25 * k.h * k.h) / k.w((0.2 * k.h).powi(2))).powi(4),
+                scorr_inv_k: 1e3,
                 coincident: (1e-6 * k.h).powi(2),
                 g_at_zero: 1.0,
             };

@@ -3,10 +3,11 @@
 //!
 //! The sheet of `configs/thin_sheet.toml` is two particles thick and 0.3 m square (r = 0.005,
 //! 1,800 particles); every particle starts moving away from the sheet's axis at `SPEED` m/s ×
-//! its distance / 0.15 m (a uniformly stretching sheet, as a splash's sheet is). With surface tension (Akinci et al.
-//! 2013) it tears and each piece pulls itself into a drop; without, the particles fly apart one
-//! by one. The test `a_stretched_sheet_breaks_into_drops_with_surface_tension_and_sprays_without`
-//! checks the same at 0.2 m/s.
+//! its distance / 0.15 m (a uniformly stretching sheet, as a splash's sheet is). With surface
+//! tension (Akinci et al. 2013) it tears and each piece pulls itself into a drop; without, nothing holds it and the
+//! particles part from their neighbors in the sheet's plane. The test
+//! `a_stretched_sheet_breaks_into_drops_with_surface_tension_and_comes_apart_without` checks the
+//! same at 0.2 m/s.
 //!
 //! `cargo run --release -p pbf --example stretched_sheet -- OUT [SPEED]` (default 0.2).
 

@@ -59,10 +59,12 @@ fn touching_blocks_start_no_closer_than_the_spacing_and_stay_as_calm_as_one() {
             "face {face}: {} against {single}",
             pts.len()
         );
-        // And move no more than it does (its free surface alone, in zero gravity).
+        // And move about as little as it does (in zero gravity only its contact with the
+        // walls moves it; a face 1.5 spacings wide at 0.405 is a seam of lower density). Rows
+        // r apart at the face used to fly apart at 3.2 m/s.
         let two = fastest(&water(Some(face)));
         assert!(
-            two < 1.2 * one,
+            two < one + 0.05,
             "face {face}: {two} m/s against {one} m/s for one box"
         );
     }

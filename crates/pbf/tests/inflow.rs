@@ -345,9 +345,14 @@ fn a_nozzle_reaching_past_a_wall_emits_through_its_part_inside_only() {
     let r = scene.particles.radius;
     for _ in 0..400 {
         s.step();
-        // Nothing faster than the jet falling from its nozzle: sqrt(1.5² + 2 g 1.2) = 5.1 m/s.
+        // Nothing much faster than the water falls: the jet leaves its nozzle 1.2 m up,
+        // sqrt(1.5² + 2 g 1.2) = 5.1 m/s at the floor; the timed block strikes the dry floor
+        // at 4.1-4.5 m/s, and its bottom corners squirt out faster than that (in the
+        // impulsive-pressure flow of a block striking a wall the corner's speed is singular):
+        // up to 6.1 m/s along the floor for a few steps. A site's particle thrown back by the
+        // projection left at 36 m/s.
         assert!(
-            s.max_speed() < 6.0,
+            s.max_speed() < 8.0,
             "t = {:.3}: {} m/s",
             s.time,
             s.max_speed()
@@ -391,7 +396,8 @@ motion = {{ type = \"linear\", velocity = [2.0, 0.0, 0.0], start = 0.2, end = 0.
         if emitted == 0 {
             blocked_until = t;
         }
-        assert!(s.max_speed() < 6.0, "t = {t:.3}: {} m/s", s.max_speed());
+        // The bound of the test above (a particle created in the solid left at 32 m/s).
+        assert!(s.max_speed() < 8.0, "t = {t:.3}: {} m/s", s.max_speed());
         assert!(
             s.clearance().1 >= 0.5 * r,
             "t = {t:.3}: {:?}",

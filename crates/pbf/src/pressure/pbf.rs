@@ -14,11 +14,13 @@
 //!   (`ε = relaxation · S0`, S0 below: the relaxation is a fraction of the rest denominator),
 //!   `∇_i C_i = (m/ρ0) Σ_j ∇W_ij + ∇ρ_wall/ρ0`;
 //! - `Δp_i = (m/ρ0) Σ_{j≠i} (λ_i + λ_j + s_corr) ∇W_ij + (λ_i/ρ0) ∇ρ_wall`, with the artificial
-//!   pressure `s_corr = −(k / S0) (W(p_ij) / W(Δq))^n`. `S0 = Σ_j |∇_j C_i|²` of a particle
-//!   inside the rest lattice is the scale of λ's denominator: dividing by it makes k a fraction
-//!   of the λ a unit compression gives, the same for any particle size and h / r. (Macklin &
-//!   Müller's k = 0.1 assumes their units; taken literally with physical masses it is about
-//!   50 times the pressure term here and blows the free surface apart.);
+//!   pressure `s_corr = −(k / S0) t'`, `t = (W(p_ij) / W(Δq))^n` bounded by the pair's own
+//!   pressure beyond the rest spacing `s`: `t' = max(t − t(s), min(t, −(λ_i + λ_j) S0 / k))`
+//!   (`Correction::bounded`: at rest nothing pushes a free surface). `S0 = Σ_j |∇_j C_i|²` of
+//!   a particle inside the rest lattice is the scale of λ's denominator: dividing by it makes
+//!   k a fraction of the λ a unit compression gives, the same for any particle size and h / r.
+//!   (Macklin & Müller's k = 0.1 assumes their units; taken literally with physical masses it
+//!   is about 50 times the pressure term here and blows the free surface apart.);
 //! - `p = project(p + ω Δp)` (the walls in the same pass, the solids in one of their own);
 //! - with `pbf.wall_gradient` (the default), a particle within h of a wall or solid has the
 //!   λ-difference part of `Δp`, `Σ_j (λ_j − λ_i) ∇W_ij`, scaled by `(1 − Φ)⁻¹`, `Φ` the
@@ -89,7 +91,8 @@ impl PbfConstraints {
     /// Jacobi iterations (`count` of them) whose corrections are scaled by `omega`, with the
     /// constraint relaxation `relaxation` (a fraction of S0) and the artificial pressure
     /// `s_corr`, for kernels `k`; `s0` is the rest lattice's `Σ_j |∇_j C_i|²` (see the module
-    /// docs).
+    /// docs) and `spacing` its spacing.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         count: IterationCount,
         omega: f32,
@@ -98,19 +101,23 @@ impl PbfConstraints {
         wall_gradient: bool,
         k: &Kernels,
         s0: f32,
+        spacing: f32,
     ) -> Self {
         let (cw, cg) = (k.w_coef(), k.grad_coef());
         let w_dq = k.w((s_corr.dq * k.h).powi(2));
         let scorr_n = s_corr.n;
+        let scorr_k = s_corr.k / s0;
         PbfConstraints {
             count,
             omega,
             eps: relaxation * s0,
             correction: Correction {
-                scorr_k: s_corr.k / s0,
+                scorr_k,
                 scorr_n,
                 scorr_scale: cw / w_dq,
                 scorr_floor: Correction::floor(scorr_n),
+                scorr_rest: (k.w(spacing * spacing) / w_dq).powi(scorr_n as i32),
+                scorr_inv_k: if scorr_k > 0.0 { 1.0 / scorr_k } else { 0.0 },
                 // Coincident pairs (spiky's gradient is 0 there) get its limit magnitude.
                 coincident: (1e-6 * k.h) * (1e-6 * k.h),
                 g_at_zero: k.grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,

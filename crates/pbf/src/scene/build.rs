@@ -76,6 +76,7 @@ pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
         q.wall_gradient,
         &kernels,
         s0,
+        scene.spacing(),
     );
     let (vorticity, xsph) = (VorticityConfinement::new(q.vorticity), Xsph::new(q.xsph));
     let st = &scene.surface_tension;
