@@ -241,4 +241,49 @@ mod tests {
             assert!(below.powi(n as i32) < 1.2e-38);
         }
     }
+
+    #[test]
+    fn the_artificial_pressure_is_bounded_by_the_pairs_pressure_beyond_the_rest_spacing() {
+        let c = Correction {
+            scorr_k: 0.5,
+            scorr_n: 4,
+            scorr_scale: 1.0,
+            scorr_floor: Correction::floor(4),
+            scorr_rest: 0.2,
+            scorr_inv_k: 2.0,
+            coincident: 0.0,
+            g_at_zero: 1.0,
+        };
+        // A pair nothing compresses (λ_i + λ_j = 0): none at or beyond the rest spacing (t at
+        // or below its value there), only the excess over it when closer.
+        for t in [0.0, 0.1, 0.2] {
+            assert_eq!(c.bounded(t, 0.0), 0.0, "t = {t}");
+        }
+        assert!((c.bounded(0.7, 0.0) - 0.5).abs() < 1e-6);
+        // Compressed: up to the pair's pressure −l / k, never more than t itself.
+        assert!((c.bounded(0.15, -0.02) - 0.04).abs() < 1e-6);
+        assert_eq!(c.bounded(0.15, -1.0), 0.15);
+        assert_eq!(c.bounded(0.7, -1.0), 0.7);
+        // Continuous in t and l, never negative, never above t.
+        let mut last = c.bounded(0.0, -0.05);
+        for i in 1..=2000 {
+            let t = i as f32 * 0.0005;
+            for l in [0.0, -0.01, -0.05, -0.3, -2.0] {
+                let b = c.bounded(t, l);
+                assert!((0.0..=t).contains(&b), "t = {t}, l = {l}: {b}");
+            }
+            let b = c.bounded(t, -0.05);
+            assert!((b - last).abs() <= 0.0005 + 1e-6, "jump at t = {t}");
+            last = b;
+        }
+        // Eight lanes give what one does.
+        let (t8, l8) = (
+            f32x8::new([0.0, 0.1, 0.2, 0.3, 0.7, 0.15, 0.15, 0.9]),
+            f32x8::new([0.0, 0.0, -0.01, 0.0, 0.0, -0.02, -1.0, -0.3]),
+        );
+        let b8 = c.bounded8(t8, l8).to_array();
+        for ((b, t), l) in b8.iter().zip(t8.to_array()).zip(l8.to_array()) {
+            assert_eq!(*b, c.bounded(t, l));
+        }
+    }
 }
