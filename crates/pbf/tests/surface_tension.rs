@@ -7,27 +7,11 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{scene_from, scene_with};
-
-const CUBE: &str = r#"
-[tank]
-min = [0.0, 0.0, 0.0]
-max = [1.0, 1.0, 1.0]
-[[fluid]]
-min = [0.35, 0.35, 0.35]
-max = [0.65, 0.65, 0.65]
-[particles]
-radius = 0.01
-[physics]
-gravity = [0.0, 0.0, 0.0]
-[time]
-dt = 0.004
-end = 2.0
-"#;
+use common::{ZERO_G_CUBE, scene_from, scene_with};
 
 /// (largest distance from the centre of mass / R, momentum per particle) after `t` seconds.
 fn cube_after(t: f64, sets: &[&str]) -> (f64, f64) {
-    let scene = scene_from(CUBE, sets);
+    let scene = scene_from(ZERO_G_CUBE, sets);
     let mut s = Solver::new(&scene).unwrap();
     let steps = (t / scene.time.dt as f64).round() as usize;
     for _ in 0..steps {
@@ -93,7 +77,7 @@ fn surface_tension_keys_are_checked() {
             "surface_tension.adhesion: must be >= 0",
         ),
     ] {
-        std::fs::write(&path, CUBE).unwrap();
+        std::fs::write(&path, ZERO_G_CUBE).unwrap();
         let err = pbf::scene::Scene::load(&path, &[set.to_string()]).unwrap_err();
         assert!(err.to_string().contains(expect), "{set}: {err}");
     }
@@ -216,8 +200,8 @@ fn a_thin_sheet_holds_together_with_surface_tension_and_rests_without() {
 }
 
 /// The sheet of `configs/thin_sheet.toml` (two particles thick, 0.3 m wide, zero gravity),
-/// every particle moving away from the sheet's axis at `speed` × (its distance / 0.15 m), after `t` seconds:
-/// the sizes of its groups (as [`clusters`]) and the fastest particle.
+/// every particle moving away from the sheet's axis at `speed` × (its distance / 0.15 m), after
+/// `t` seconds: the sizes of its groups (as [`clusters`]) and the fastest particle.
 fn stretched_sheet(speed: f32, t: f64, sets: &[&str]) -> (Vec<usize>, f32) {
     let scene = scene_with("thin_sheet", sets);
     let mut s = Solver::new(&scene).unwrap();

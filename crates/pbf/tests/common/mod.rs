@@ -33,6 +33,24 @@ pub fn scene_from(text: &str, sets: &[&str]) -> Scene {
     Scene::load(&path, &sets).unwrap()
 }
 
+/// A 0.3 m cube of water (2,744 particles, r = 0.01) at rest in the middle of a 1 m box, zero
+/// gravity: nothing touches it but what the fluid does to itself.
+pub const ZERO_G_CUBE: &str = r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [1.0, 1.0, 1.0]
+[[fluid]]
+min = [0.35, 0.35, 0.35]
+max = [0.65, 0.65, 0.65]
+[particles]
+radius = 0.01
+[physics]
+gravity = [0.0, 0.0, 0.0]
+[time]
+dt = 0.004
+end = 2.0
+"#;
+
 /// The state (positions, velocities, ids) after `steps` steps of `scene` on `threads` threads.
 pub fn state_on_threads(
     scene: &Scene,
