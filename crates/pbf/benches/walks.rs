@@ -11,6 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Vec3A, Vec4};
 use pbf::par::CHUNK;
 use pbf::pressure::correction::{Correction, correction, density_and_gradients};
+use pbf::pressure::pbf::ArtificialPressure;
 use pbf::scene::Scene;
 use pbf::solver::Solver;
 use pbf::sph::kinematics::{KinematicsIn, KinematicsOut, Needs, kinematics};
@@ -42,16 +43,9 @@ fn bench(c: &mut Criterion) {
         let k = Kernels::with_kind(solver.kernel_radius(), kind);
         let id = |pass: &str| format!("{pass}/{kind:?}/{n}");
         pbf::by_shape!(kind, S => {
-            let corr = Correction {
-                scorr_k: 1e-3,
-                scorr_n: 4,
-                scorr_scale: k.w_coef() / k.w((0.2 * k.h).powi(2)),
-                scorr_floor: Correction::floor(4),
-                scorr_rest: (k.w(0.25 * k.h * k.h) / k.w((0.2 * k.h).powi(2))).powi(4),
-                scorr_inv_k: 1e3,
-                coincident: (1e-6 * k.h).powi(2),
-                g_at_zero: 1.0,
-            };
+            // s_corr k as a fraction of S0 = 1, the shipped n and Δq.
+            let s_corr = ArtificialPressure { k: 1e-3, n: 4, dq: 0.2 };
+            let corr = Correction::new(&k, s_corr, 1.0, scene.spacing());
             let mut sums = vec![(0.0f32, Vec3A::ZERO, 0.0f32); n];
             group.bench_function(id("density"), |b| {
                 b.iter(|| {

@@ -4,6 +4,7 @@
 //! Owns: [`Correction`] (the correction's constants) and the two sums of [`super::pbf`]. Does
 //! not touch: the iteration's order or colliders.
 
+use super::pbf::ArtificialPressure;
 use crate::sph::Kernels;
 use crate::sph::shapes::Shape;
 use crate::sph::sums::{Point, chunks, powi, vec3};
@@ -59,6 +60,24 @@ pub struct Correction {
 }
 
 impl Correction {
+    /// The correction's parameters for kernels `k` and the artificial pressure `s_corr`, `s0`
+    /// the rest lattice's `Σ_j |∇_j C_i|²` and `spacing` its spacing (see `pressure::pbf`).
+    pub fn new(k: &Kernels, s_corr: ArtificialPressure, s0: f32, spacing: f32) -> Self {
+        let w_dq = k.w((s_corr.dq * k.h).powi(2));
+        let scorr_k = s_corr.k / s0;
+        Correction {
+            scorr_k,
+            scorr_n: s_corr.n,
+            scorr_scale: k.w_coef() / w_dq,
+            scorr_floor: Correction::floor(s_corr.n),
+            scorr_rest: (k.w(spacing * spacing) / w_dq).powi(s_corr.n as i32),
+            scorr_inv_k: if scorr_k > 0.0 { 1.0 / scorr_k } else { 0.0 },
+            // Coincident pairs (spiky's gradient is 0 there) get its limit magnitude.
+            coincident: (1e-6 * k.h) * (1e-6 * k.h),
+            g_at_zero: k.grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / k.grad_coef(),
+        }
+    }
+
     /// The share of `(W / W(Δq))^n = t` a pair with multipliers summing to `l = λ_i + λ_j`
     /// (≤ 0) feels: `max(t − t_s, min(t, −l / k))`, `t_s` its value at the rest spacing.
     ///

@@ -103,25 +103,11 @@ impl PbfConstraints {
         s0: f32,
         spacing: f32,
     ) -> Self {
-        let (cw, cg) = (k.w_coef(), k.grad_coef());
-        let w_dq = k.w((s_corr.dq * k.h).powi(2));
-        let scorr_n = s_corr.n;
-        let scorr_k = s_corr.k / s0;
         PbfConstraints {
             count,
             omega,
             eps: relaxation * s0,
-            correction: Correction {
-                scorr_k,
-                scorr_n,
-                scorr_scale: cw / w_dq,
-                scorr_floor: Correction::floor(scorr_n),
-                scorr_rest: (k.w(spacing * spacing) / w_dq).powi(scorr_n as i32),
-                scorr_inv_k: if scorr_k > 0.0 { 1.0 / scorr_k } else { 0.0 },
-                // Coincident pairs (spiky's gradient is 0 there) get its limit magnitude.
-                coincident: (1e-6 * k.h) * (1e-6 * k.h),
-                g_at_zero: k.grad(Vec3A::new(1e-6 * k.h, 0.0, 0.0)).length() / cg,
-            },
+            correction: Correction::new(k, s_corr, s0, spacing),
             wall_gradient,
             lambda: Vec::new(),
             wall_grad: Vec::new(),
