@@ -144,6 +144,15 @@ fn overrides_apply_by_dotted_path() {
     assert_eq!(s.search.mode, nsearch::SearchMode::Unpruned);
     assert_eq!(s.output.format, Format::None);
     assert_eq!(s.sample_fluid().len(), 9 * 9 * 9);
+    // A number in the path picks a [[block]] or an element; the rest of the block is kept.
+    let sets = [
+        "obstacle.1.radius=0.07".to_string(),
+        "obstacle.0.center.1=0.3".into(),
+    ];
+    let s = Scene::load(&root().join("configs/obstacles_small.toml"), &sets).unwrap();
+    assert_eq!(s.obstacle[1].radius, Some(0.07));
+    assert_eq!(s.obstacle[0].center, [-0.5, 0.3, 0.0]);
+    assert_eq!(s.obstacle[0].half_extents, Some([0.02, 0.25, 0.5]));
 }
 
 #[test]

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 pub struct Args {
     /// Scene file (TOML), e.g. configs/dam_break.toml.
     scene: PathBuf,
-    /// Override a scene key by its dotted path, e.g. --set particles.radius=0.025 (repeatable).
+    /// Override a scene key by its dotted path, a number indexing a list, e.g.
+    /// --set particles.radius=0.025 or --set obstacle.1.radius=0.05 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
 }

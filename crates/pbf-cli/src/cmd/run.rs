@@ -37,7 +37,8 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Override a scene key by its dotted path, e.g. --set particles.radius=0.025 (repeatable).
+    /// Override a scene key by its dotted path, a number indexing a list, e.g.
+    /// --set particles.radius=0.025 or --set obstacle.1.radius=0.05 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Write the complete state into the output folder every N steps, and once more when
