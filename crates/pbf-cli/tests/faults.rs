@@ -306,6 +306,16 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "--set nonsense",
         },
         Refused {
+            what: "a --set of a list's key without an index",
+            args: run(&["--set", "fluid.min=[0.0, 0.0, 0.0]"]),
+            expect: "'fluid' is a list of 1: give an index from 0 to 0, e.g. fluid.0.min",
+        },
+        Refused {
+            what: "a --set of a list entry past its end",
+            args: run(&["--set", "fluid.3.min=[0.0, 0.0, 0.0]"]),
+            expect: "'fluid' has 1 entries (indices 0 to 0), got index 3",
+        },
+        Refused {
             what: "an unknown backend",
             args: run(&["--backend", "gpu"]),
             expect: "invalid value 'gpu'",

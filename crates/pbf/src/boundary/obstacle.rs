@@ -180,10 +180,12 @@ impl Collider for Obstacle {
             return p;
         }
         let s0 = self.shape.surface(q0);
-        // Did it come from the other side: inside r now, or (a solid thinner than the step's
-        // travel) across it, its path coming within r of it?
+        // Did it come from another side: inside r now, or (a solid thinner than the step's
+        // travel) across it, its path coming within r of it? A face at right angles to the one
+        // it came from counts: out through it may lead into a wall the solid stands against (a
+        // paddle on the tank's floor), from where the wall puts it back inside.
         let other_side = s0.distance > 0.0
-            && s.normal.dot(s0.normal) < 0.0
+            && s.normal.dot(s0.normal) <= 1e-3
             && (near || self.path_touches(q0, q));
         if other_side {
             // Out through the supporting plane at the point nearest its start, to r above it.
