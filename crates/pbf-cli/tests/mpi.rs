@@ -106,6 +106,42 @@ fn an_emitter_with_a_moving_obstacle_split_four_ways_is_the_one_process_run() {
     assert!(csv(&one).lines().last().unwrap().contains(",") && csv(&one) == csv(&four));
 }
 
+#[test]
+fn a_block_appearing_over_water_split_across_x_skips_the_sites_one_process_skips() {
+    // The slabs cut x (the tank's longest axis); the block appears over the pool's top two
+    // layers, so about 400 of its 1,000 sites are taken and must be skipped, each decided by
+    // the process that holds the water around it.
+    let scene = "name = \"over\"\n\
+        [tank]\nmin = [0.0, 0.0, 0.0]\nmax = [0.6, 0.3, 0.2]\n\
+        [[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.6, 0.1, 0.2]\n\
+        [[fluid]]\nmin = [0.1, 0.06, 0.0]\nmax = [0.5, 0.16, 0.2]\nstart = 0.05\n\
+        [particles]\nradius = 0.01\n[time]\ndt = 0.002\nend = 0.12\n[output]\nfps = 50\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("over.toml");
+    std::fs::write(&path, scene).unwrap();
+    let path = path.to_str().unwrap();
+    let (one, three) = (dir.path().join("one"), dir.path().join("three"));
+    pbf(&one, path, 60);
+    mpirun(3, &three, path, 60, &["--gather"]);
+    // The particle count at the last frame (energy.csv's second column).
+    let end = |d: &Path| -> u64 {
+        let csv = std::fs::read_to_string(d.join("energy.csv")).unwrap();
+        let last = csv.lines().last().unwrap().to_string();
+        last.split(',').nth(1).unwrap().parse().unwrap()
+    };
+    let added = end(&one) - 1500;
+    assert!(
+        (500..900).contains(&added),
+        "the block added {added} of its 1000 sites"
+    );
+    assert_eq!(
+        end(&three),
+        end(&one),
+        "particles at the end, split and not"
+    );
+    assert!(same_files(&one, &three) >= 8);
+}
+
 /// Positions and point arrays of a `.vtu` by particle id: (id, [x, y, z, arrays...]).
 fn by_id(path: &Path) -> Vec<(u32, Vec<f64>)> {
     use vtkio::model::{Attribute, DataSet, Piece};

@@ -594,9 +594,7 @@ impl Halo for MpiHalo {
         let mine: Vec<u8> = room
             .iter()
             .zip(sites)
-            .map(|(&free, &q)| {
-                (free && slabs.owner(self.domain.cell_coords(q)[2]) == self.rank) as u8
-            })
+            .map(|(&free, &q)| (free && slabs.owner(self.plane(q)) == self.rank) as u8)
             .collect();
         // Each site has one owner: the sum is its decision.
         let all = self.reduce(&mine, SystemOperation::sum());
