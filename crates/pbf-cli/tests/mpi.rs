@@ -140,6 +140,8 @@ fn a_block_appearing_over_water_split_across_x_skips_the_sites_one_process_skips
         "particles at the end, split and not"
     );
     assert!(same_files(&one, &three) >= 8);
+    // The exchange report is written with --quiet too (the helper passes it).
+    assert!(three.join("mpi.json").exists(), "no mpi.json");
 }
 
 /// Positions and point arrays of a `.vtu` by particle id: (id, [x, y, z, arrays...]).

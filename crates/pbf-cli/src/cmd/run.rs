@@ -316,9 +316,16 @@ pub fn main_mpi(
                 r.steps
             );
         }
+    }
+    // The report is a file like the one-process run's summary: written with --quiet too.
+    if rank == 0 {
         let path = opts.dir.join("mpi.json");
-        std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
-        outln!("{} frames, report in {}", r.frames, path.display());
+        let json = serde_json::to_string_pretty(&report)?;
+        pbf::io::write_atomic(&path, |tmp| std::fs::write(tmp, &json))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if show {
+            outln!("{} frames, report in {}", report.frames, path.display());
+        }
     }
     if report.interrupted {
         if rank == 0 {
