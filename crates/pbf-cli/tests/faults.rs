@@ -391,6 +391,20 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             args: args(&["validate", "configs/no_such_scene.toml", "-o", &o]),
             expect: "cannot read the scene file",
         },
+        Refused {
+            what: "validate of water filling the tank's length (no floor for a surge)",
+            args: args(&[
+                "validate",
+                &with_extra(
+                    "filled.toml",
+                    "max = [-0.95, 1.05, 0.5]",
+                    "max = [1.95, 1.05, 0.5]",
+                ),
+                "-o",
+                &o,
+            ]),
+            expect: "leaves the surge no room before the far wall",
+        },
     ];
     let n = cases.len();
     for c in cases {

@@ -93,6 +93,15 @@ pub fn main(a: Args) -> Result<ExitCode> {
             solvers.push(solver);
         }
         let dir = output_dir(&a.output, &base.name)?;
+        let last_z = MARTIN_MOYCE[MARTIN_MOYCE.len() - 1].1;
+        if let Some(run) = runs.iter().find(|r| r.track.reach() < last_z) {
+            eprintln!(
+                "warning: {}: the front can run {:.2} column widths before the far wall, the \
+                 experiment {last_z}: only its points up to there are compared",
+                a.scene.display(),
+                run.track.reach()
+            );
+        }
         if let Some(run) = runs.iter().find(|r| (r.track.n2 - 2.0).abs() > 0.1) {
             eprintln!(
                 "warning: {}: the column's height is {:.2} times its width, the experiment's 2: \
@@ -176,6 +185,12 @@ pub fn main(a: Args) -> Result<ExitCode> {
         for run in &runs {
             let rows = run.track.compare();
             if rows.is_empty() {
+                if run.track.blocked {
+                    bail!(
+                        "{}: the front reached the far wall before the experiment's first time",
+                        run.label()
+                    );
+                }
                 bail!(
                     "{}: the run covered none of the experiment's times (is time.end too short?)",
                     run.label()

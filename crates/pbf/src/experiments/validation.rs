@@ -103,6 +103,13 @@ pub enum ValidationError {
     Gravity([f32; 3]),
     #[error("the scene has no fluid particles")]
     Empty,
+    #[error(
+        "the water's front (x = {front:.3} m) leaves the surge no room before the far wall \
+         (x = {far:.3} m): it could run {reach:.2} column widths, and Martin & Moyce's first \
+         point is at 1.11 (their last at 4.11); stand the column against the tank's low-x \
+         wall with about 3 column widths of floor in front of it"
+    )]
+    NoRoom { front: f64, far: f64, reach: f64 },
 }
 
 impl FrontTrack {
@@ -120,16 +127,31 @@ impl FrontTrack {
         let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max) as f64 + r;
         let a = front(x) as f64 + r - wall;
         let height = top - scene.tank.min[1] as f64;
-        Ok(FrontTrack {
+        let far = scene.tank.max[0] as f64;
+        let track = FrontTrack {
             a,
             n2: height / a,
             time_scale: (2.0 * -g[1] as f64 / a).sqrt(),
             wall,
-            far: scene.tank.max[0] as f64,
+            far,
             r,
             samples: vec![(0.0, 1.0)],
             blocked: false,
-        })
+        };
+        if track.reach() <= MARTIN_MOYCE[0].1 {
+            return Err(ValidationError::NoRoom {
+                front: a - r + wall,
+                far,
+                reach: track.reach(),
+            });
+        }
+        Ok(track)
+    }
+
+    /// The largest `Z` the front can reach before [`record`](Self::record) counts it as
+    /// blocked by the far wall (2r from it).
+    pub fn reach(&self) -> f64 {
+        (self.far - 2.0 * self.r - self.wall) / self.a
     }
 
     /// The simulated time (s) at which `T` is reached.
