@@ -43,7 +43,7 @@ fn run(out: &Path, speed: f32, surface_tension: bool) -> std::io::Result<()> {
         }
         let name = format!("frame_{k:05}.vtu");
         let mut f = std::io::BufWriter::new(std::fs::File::create(out.join(&name))?);
-        s.fluid.frame(k, t).write_vtu(&mut f)?;
+        s.fluid.frame(k, t, s.origin()).write_vtu(&mut f)?;
         f.flush()?;
         series += &format!("<DataSet timestep=\"{t}\" file=\"{name}\"/>\n");
     }

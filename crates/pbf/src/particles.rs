@@ -137,9 +137,10 @@ impl Fluid {
         std::mem::swap(&mut self.swirl, tmp_f32);
     }
 
-    /// Frame `index` at simulated time `time`: the positions and the point arrays, put back into
-    /// id order (so a particle keeps its place from frame to frame).
-    pub fn frame(&self, index: usize, time: f64) -> Frame {
+    /// Frame `index` at simulated time `time`: the positions (moved by `origin`, the solver's
+    /// origin in the scene: see `Scene::origin`) and the point arrays, put back into id order
+    /// (so a particle keeps its place from frame to frame).
+    pub fn frame(&self, index: usize, time: f64, origin: Vec3A) -> Frame {
         let n = self.len();
         fn by_id<T: Copy + Default>(id: &[u32], slots: &[T]) -> Vec<T> {
             let mut out = vec![T::default(); slots.len()];
@@ -152,7 +153,11 @@ impl Fluid {
         Frame {
             index,
             time,
-            points: by_id(id, &self.x),
+            points: if origin == Vec3A::ZERO {
+                by_id(id, &self.x)
+            } else {
+                by_id(id, &self.x).into_iter().map(|p| p + origin).collect()
+            },
             obstacles: None,
             arrays: vec![
                 PointArray::u32("id", (0..n as u32).collect()),

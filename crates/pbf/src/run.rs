@@ -331,7 +331,10 @@ impl SceneRun<'_> {
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
         if let Some(w) = &mut self.writer {
             let t = Instant::now();
-            let mut frame = self.solver.fluid.frame(k, self.solver.time);
+            let mut frame = self
+                .solver
+                .fluid
+                .frame(k, self.solver.time, self.solver.origin());
             frame.obstacles = self.solver.obstacle_mesh();
             w.push(frame).map_err(RunError::Writer)?;
             self.book.phases.output += t.elapsed().as_secs_f64();

@@ -59,6 +59,9 @@ struct Header {
     time_bits: u64,
     inflow: Option<InflowState>,
     run: RunState,
+    /// What the positions are relative to (absent in files of builds before origins: 0).
+    #[serde(default)]
+    origin: [f32; 3],
 }
 
 /// The file name of the checkpoint taken after step `step`.
@@ -103,6 +106,7 @@ pub fn write(dir: &Path, c: &Checkpoint) -> std::io::Result<PathBuf> {
         time_bits: s.time.to_bits(),
         inflow: s.inflow.clone(),
         run: c.run.clone(),
+        origin: s.origin,
     };
     let json = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
     let n = s.x.len();
@@ -222,6 +226,7 @@ pub fn read(path: &Path) -> Result<Checkpoint, CheckpointError> {
         solver: SolverState {
             steps: header.steps,
             time: f64::from_bits(header.time_bits),
+            origin: header.origin,
             x,
             v,
             id,
@@ -248,6 +253,7 @@ mod tests {
                 steps,
                 // Not a short decimal: its bits must come back.
                 time: 0.1 + 0.2 + steps as f64 * 0.002_000_000_094_994_9,
+                origin: [1024.0, 0.0, -0.5],
                 x: (0..n).map(|k| std::array::from_fn(|a| f(k, a))).collect(),
                 v: (0..n)
                     .map(|k| std::array::from_fn(|a| -f(k, a + 3)))

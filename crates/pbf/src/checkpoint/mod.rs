@@ -31,6 +31,8 @@ pub use file::{CheckpointError, checkpoint_name, latest_checkpoint, read, write}
 pub struct SolverState {
     pub steps: u64,
     pub time: f64,
+    /// What `x` is relative to (the solver's origin, see `Scene::origin`).
+    pub origin: [f32; 3],
     pub x: Vec<[f32; 3]>,
     pub v: Vec<[f32; 3]>,
     pub id: Vec<u32>,

@@ -253,7 +253,7 @@ impl Output {
                 g.vorticity = all.iter().map(|r| Vec3A::from_array(r.w)).collect();
                 g.density = all.iter().map(|r| r.density).collect();
                 g.neighbors = all.iter().map(|r| r.neighbors).collect();
-                let mut frame = g.frame(k, solver.time);
+                let mut frame = g.frame(k, solver.time, solver.origin());
                 frame.obstacles = solver.obstacle_mesh();
                 if let Some(w) = &mut self.writer {
                     w.push(frame)?;
@@ -267,7 +267,10 @@ impl Output {
             let frame = Frame {
                 index: k,
                 time: solver.time,
-                points: pick3(&f.x),
+                points: pick3(&f.x)
+                    .into_iter()
+                    .map(|p| p + solver.origin())
+                    .collect(),
                 obstacles: None,
                 arrays: vec![
                     PointArray::u32("id", order.iter().map(|&i| f.id[i]).collect()),

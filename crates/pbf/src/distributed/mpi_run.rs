@@ -111,11 +111,13 @@ fn plane_loads(solver: &Solver, axis: usize, balance: Balance) -> Vec<u64> {
     c
 }
 
-/// The grid over a scene's whole domain (its tank, kernel radius and cell size).
+/// The grid over a scene's whole domain (its tank, kernel radius and cell size), in the
+/// solver's coordinates (relative to [`Scene::origin`]).
 fn domain_of(scene: &Scene) -> Result<nsearch::GridSpec, String> {
+    let o = Vec3A::from_array(scene.origin());
     nsearch::GridSpec::new(
-        Vec3A::from_array(scene.tank.min),
-        Vec3A::from_array(scene.tank.max),
+        Vec3A::from_array(scene.tank.min) - o,
+        Vec3A::from_array(scene.tank.max) - o,
         scene.kernel_radius(),
         scene.search.cell_size,
     )
@@ -181,7 +183,11 @@ pub fn own_part(
     let mut counts = vec![0u64; domain.dims[axis]];
     match &restored {
         Some(s) => s.fluid.x.iter().for_each(|&q| counts[plane(q)] += 1),
-        None => scene.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1),
+        None => {
+            // In the solver's coordinates, as `Solver::keeping` hands them to `mine`.
+            let local = scene.translated(scene.origin().map(|x| -x));
+            local.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1)
+        }
     }
     let particles = counts.iter().sum::<u64>() as usize;
     let slabs = Slabs::balanced(&counts, processes, reach).map_err(|e| e.to_string())?;

@@ -26,10 +26,19 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
     solver_keeping(scene, &|_| true)
 }
 
-/// [`solver`] holding only the initial particles at positions `keep` accepts, with their
-/// scene ids (a process of a split run: see `distributed`). New particles are numbered after
-/// all the scene's, kept or not.
-pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Solver, GridError> {
+/// [`solver`] holding only the initial particles at positions `keep` accepts (in the solver's
+/// coordinates, relative to [`Scene::origin`]), with their scene ids (a process of a split
+/// run: see `distributed`). New particles are numbered after all the scene's, kept or not.
+/// The solver is built from the scene moved to its origin ([`Scene::translated`]).
+pub fn solver_keeping(world: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Solver, GridError> {
+    let origin = world.origin();
+    let moved;
+    let scene = if origin == [0.0; 3] {
+        world
+    } else {
+        moved = world.translated(origin.map(|x| -x));
+        &moved
+    };
     let h = scene.kernel_radius();
     let kernels = scene.kernels();
     let r = scene.particles.radius;
@@ -116,6 +125,7 @@ pub fn solver_keeping(scene: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
                 scene.tank.min[a]
             }
         })),
+        origin: Vec3A::from_array(origin),
         dt: scene.time.dt,
         rest_density: rho0,
         mass,

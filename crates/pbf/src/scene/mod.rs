@@ -17,6 +17,7 @@ pub mod estimate;
 pub mod hydrostatic;
 mod motion_check;
 pub mod obstacles;
+mod origin;
 pub mod overrides;
 pub mod sample;
 pub mod schema;

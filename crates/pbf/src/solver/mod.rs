@@ -92,6 +92,9 @@ pub struct SolverParts {
     /// The tank's lowest corner along gravity (its lower corner without gravity): where the
     /// measures take heights and potential energy from.
     pub lowest_corner: Vec3A,
+    /// Where the simulation's coordinates start in the scene's (see `Scene::origin`): the
+    /// solver's positions are relative to it; frames and obstacle surfaces add it back.
+    pub origin: Vec3A,
     pub dt: f32,
     pub rest_density: f32,
     /// Particle mass (calibrated on the rest lattice).
@@ -113,6 +116,8 @@ pub struct Solver {
     domain: GridSpec,
     gravity: Vec3A,
     lowest_corner: Vec3A,
+    /// See [`SolverParts::origin`].
+    origin: Vec3A,
     dt: f32,
     rho0: f32,
     mass: f32,
@@ -177,6 +182,7 @@ impl Solver {
             domain: parts.domain,
             gravity: parts.gravity,
             lowest_corner: parts.lowest_corner,
+            origin: parts.origin,
             dt: parts.dt,
             rho0: parts.rest_density,
             mass: parts.mass,
@@ -214,6 +220,12 @@ impl Solver {
     /// Particle mass (calibrated, see the module docs).
     pub fn mass(&self) -> f32 {
         self.mass
+    }
+
+    /// Where the solver's coordinates start in the scene's: a position `x` of the solver is
+    /// `origin + x` in the scene (see `Scene::origin`; zero for a scene near the origin).
+    pub fn origin(&self) -> Vec3A {
+        self.origin
     }
 
     pub fn rest_density(&self) -> f32 {
@@ -386,7 +398,13 @@ impl Solver {
 
     /// The obstacles' surfaces where they are now (`None` without obstacles), for output.
     pub fn obstacle_mesh(&self) -> Option<crate::boundary::Mesh> {
-        self.colliders.surface_mesh()
+        let local = self.colliders.surface_mesh()?;
+        if self.origin == Vec3A::ZERO {
+            return Some(local);
+        }
+        let mut m = crate::boundary::Mesh::default();
+        m.append_placed(&local, glam::Quat::IDENTITY, self.origin);
+        Some(m)
     }
 
     /// The closest any particle is to the tank's walls and to the obstacles (signed distances,
@@ -411,6 +429,7 @@ impl Solver {
         crate::checkpoint::SolverState {
             steps: self.steps,
             time: self.time,
+            origin: self.origin.to_array(),
             x: f.x.iter().map(|p| p.to_array()).collect(),
             v: f.v.iter().map(|p| p.to_array()).collect(),
             id: f.id.clone(),
@@ -447,7 +466,14 @@ impl Solver {
         }
         let rho0 = self.rho0;
         let f = &mut self.fluid;
-        f.x = state.x.iter().map(|&p| Vec3A::from_array(p)).collect();
+        // Positions relative to this solver's origin (a checkpoint of a build before origins
+        // holds the scene's own coordinates, origin 0).
+        let shift = Vec3A::from_array(state.origin) - self.origin;
+        f.x = state
+            .x
+            .iter()
+            .map(|&p| Vec3A::from_array(p) + shift)
+            .collect();
         f.v = state.v.iter().map(|&p| Vec3A::from_array(p)).collect();
         f.id = state.id.clone();
         f.swirl = state.swirl.clone();
