@@ -83,8 +83,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             // Everything is checked before the first run starts.
             let solver = Solver::new(scene).map_err(input)?;
             // The front is tracked in the solver's coordinates (see `Scene::origin`).
-            let local = scene.translated(scene.origin().map(|x| -x));
-            let track = FrontTrack::new(&local, &solver.fluid.x)
+            let track = FrontTrack::new(&scene.local(), &solver.fluid.x)
                 .map_err(|e| input(anyhow::anyhow!("{}: {e}", a.scene.display())))?;
             runs.push(Run {
                 radius: scene.particles.radius,

@@ -185,7 +185,7 @@ pub fn own_part(
         Some(s) => s.fluid.x.iter().for_each(|&q| counts[plane(q)] += 1),
         None => {
             // In the solver's coordinates, as `Solver::keeping` hands them to `mine`.
-            let local = scene.translated(scene.origin().map(|x| -x));
+            let local = scene.local();
             local.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1)
         }
     }

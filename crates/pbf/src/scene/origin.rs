@@ -2,7 +2,7 @@
 //! coordinates relative to a point near its tank, so positions keep the precision of a scene
 //! placed at the origin.
 //!
-//! Owns: [`Scene::origin`] and [`Scene::translated`]. Does not touch: the solver, which is
+//! Owns: [`Scene::origin`], [`Scene::translated`] and [`Scene::local`]. Does not touch: the solver, which is
 //! built from the translated scene and adds the origin back where positions leave it (frames,
 //! obstacle surfaces; checkpoints hold the simulation's own coordinates with the origin).
 //!
@@ -30,6 +30,11 @@ impl Scene {
                 p * (c / p).round()
             }
         })
+    }
+
+    /// The scene in the solver's coordinates: moved by minus its [`origin`](Self::origin).
+    pub fn local(&self) -> Scene {
+        self.translated(self.origin().map(|x| -x))
     }
 
     /// The scene moved by `by`: the tank, the blocks, the nozzles and the obstacles (their
