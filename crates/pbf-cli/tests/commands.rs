@@ -837,3 +837,44 @@ fn an_unwritable_stdout_is_an_error_not_a_panic() {
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["steps"], 3);
 }
+
+/// The small dam break moved 10 km along x: `pbf check` says the solver works relative to a
+/// point near the tank, and the frames are in the scene's own coordinates (inside its tank).
+#[test]
+fn a_scene_far_from_the_origin_is_checked_and_written_in_its_own_coordinates() {
+    let far = [
+        "--set",
+        "tank.min=[9998.0, 0.0, -0.75]",
+        "--set",
+        "tank.max=[10002.0, 3.0, 0.75]",
+        "--set",
+        "fluid.0.min=[9998.05, 0.05, -0.5]",
+        "--set",
+        "fluid.0.max=[9999.05, 1.05, 0.5]",
+    ];
+    let scene = "configs/dam_break_small.toml";
+    let check = |extra: &[&str]| {
+        let o = run_cli(&[&["check", scene][..], extra].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    assert!(check(&far).contains("origin      [10000.0, 0.0, 0.0]"));
+    assert!(!check(&[]).contains("origin "));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let run = [
+        &["run", scene, "--steps", "10", "--quiet", "-o", out][..],
+        &far,
+    ]
+    .concat();
+    let o = run_cli(&run);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (points, ..) = grid_contents(&dir.path().join("frame_00001.vtu"));
+    assert_eq!(points.len(), 6859 * 3);
+    assert!(
+        points
+            .chunks(3)
+            .all(|p| (9998.0..=10002.0).contains(&p[0]) && (0.0..=3.0).contains(&p[1])),
+        "a point outside the tank"
+    );
+}

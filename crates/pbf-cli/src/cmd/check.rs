@@ -95,6 +95,14 @@ pub fn main(a: Args) -> Result<ExitCode> {
         spec.num_cells(),
         spec.cell
     );
+    let origin = scene.origin();
+    if origin != [0.0; 3] {
+        outln!(
+            "origin      {origin:?}: the tank lies far from (0, 0, 0), so the solver works \
+             relative to this point (f32 positions keep their precision); frames are in the \
+             scene's coordinates"
+        );
+    }
     outln!("neighbors   about {per:.0} per particle at rest");
     let q = &scene.pbf;
     let count = match q.max_density_error {
