@@ -3,7 +3,8 @@
 //! with zero amplitude changes no bit; results do not depend on the thread count with a moving
 //! paddle; fluid blocks leave out exactly the lattice sites within r of a solid; a paddle with a
 //! longer stroke raises higher waves; a ball lowered into a pool displaces its own volume; water
-//! leaves a slot under a wall at Torricelli's speed.
+//! leaves a slot under a wall at Torricelli's speed; two vessels joined under a wall come to one
+//! level.
 
 use glam::Vec3A;
 use pbf::scene::Scene;
@@ -479,5 +480,67 @@ end = 0.3
     assert!(
         (0.8..1.05).contains(&ratio),
         "the jet leaves at {ratio:.3} of Torricelli's speed"
+    );
+}
+
+#[test]
+fn two_vessels_joined_under_a_wall_come_to_one_level() {
+    // Communicating vessels: a 0.3 m column behind a 2 cm partition that stops 5 cm above the
+    // floor, an empty vessel of the same width beyond it (r = 5 mm). The water runs under the
+    // partition until both sides stand at one level; averaged over the last 0.5 s of 2.5 (the
+    // sloshing has decayed to a few millimetres), the two levels (from the water on each side)
+    // agree within r / 2, and no particle is ever inside the partition.
+    let scene = scene_from(
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.6, 0.4, 0.1]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.29, 0.3, 0.1]
+[[obstacle]]
+shape = "box"
+center = [0.3, 0.225, 0.05]
+half_extents = [0.01, 0.175, 0.06]
+[particles]
+radius = 0.005
+[time]
+dt = 0.002
+end = 2.5
+"#,
+        &[],
+    );
+    let (r, cell) = (0.005f32, 0.01f32.powi(3));
+    let mut s = Solver::new(&scene).unwrap();
+    let (mut left, mut right, mut k) = (0.0f64, 0.0f64, 0);
+    for step in 1..=1250 {
+        s.step();
+        let inside = s
+            .fluid
+            .x
+            .iter()
+            .filter(|p| (p.x - 0.3).abs() < 0.01 && p.y > 0.05)
+            .count();
+        assert_eq!(
+            inside, 0,
+            "{inside} particles inside the partition at step {step}"
+        );
+        if step >= 1000 && step % 10 == 0 {
+            // Each side's water over its floor (0.29 x 0.1 m each) gives its level.
+            let level = |lo: f32, hi: f32| {
+                let n = s.fluid.x.iter().filter(|p| p.x > lo && p.x < hi).count();
+                n as f64 * cell as f64 / (0.29 * 0.1)
+            };
+            left += level(0.0, 0.29);
+            right += level(0.31, 0.6);
+            k += 1;
+        }
+    }
+    let (left, right) = (left / k as f64, right / k as f64);
+    assert!(
+        (left - right).abs() < 0.5 * r as f64,
+        "levels {:.1} and {:.1} mm",
+        left * 1e3,
+        right * 1e3
     );
 }
