@@ -66,6 +66,23 @@ fn same_files(one: &Path, many: &Path) -> usize {
     n
 }
 
+/// The scene `text` (written to a temporary folder, which is returned to keep it) run `steps`
+/// steps on one process and, gathered, on `np`: the two output folders.
+fn one_and_split(
+    text: &str,
+    np: u32,
+    steps: u32,
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("scene.toml");
+    std::fs::write(&scene, text).unwrap();
+    let scene = scene.to_str().unwrap();
+    let (one, many) = (dir.path().join("one"), dir.path().join("split"));
+    pbf(&one, scene, steps);
+    mpirun(np, &many, scene, steps, &["--gather"]);
+    (dir, one, many)
+}
+
 #[test]
 fn two_processes_write_the_one_process_frames_byte_for_byte() {
     // The dam break; an emitter with obstacles (the cylinders); a moving wall (the paddle).
@@ -94,13 +111,7 @@ fn an_emitter_with_a_moving_obstacle_split_four_ways_is_the_one_process_run() {
             1,
         );
     assert!(text.contains("motion"));
-    let dir = tempfile::tempdir().unwrap();
-    let scene = dir.path().join("moving.toml");
-    std::fs::write(&scene, text).unwrap();
-    let scene = scene.to_str().unwrap();
-    let (one, four) = (dir.path().join("one"), dir.path().join("four"));
-    pbf(&one, scene, 200);
-    mpirun(4, &four, scene, 200, &["--gather"]);
+    let (_dir, one, four) = one_and_split(&text, 4, 200);
     assert!(same_files(&one, &four) >= 40);
     let csv = |d: &Path| std::fs::read_to_string(d.join("energy.csv")).unwrap();
     assert!(csv(&one).lines().last().unwrap().contains(",") && csv(&one) == csv(&four));
@@ -116,13 +127,7 @@ fn a_block_appearing_over_water_split_across_x_skips_the_sites_one_process_skips
         [[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.6, 0.1, 0.2]\n\
         [[fluid]]\nmin = [0.1, 0.06, 0.0]\nmax = [0.5, 0.16, 0.2]\nstart = 0.05\n\
         [particles]\nradius = 0.01\n[time]\ndt = 0.002\nend = 0.12\n[output]\nfps = 50\n";
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("over.toml");
-    std::fs::write(&path, scene).unwrap();
-    let path = path.to_str().unwrap();
-    let (one, three) = (dir.path().join("one"), dir.path().join("three"));
-    pbf(&one, path, 60);
-    mpirun(3, &three, path, 60, &["--gather"]);
+    let (_dir, one, three) = one_and_split(scene, 3, 60);
     // The particle count at the last frame (energy.csv's second column).
     let end = |d: &Path| -> u64 {
         let csv = std::fs::read_to_string(d.join("energy.csv")).unwrap();

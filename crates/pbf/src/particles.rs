@@ -150,14 +150,14 @@ impl Fluid {
             out
         }
         let id = &self.id;
+        let mut points = by_id(id, &self.x);
+        if origin != Vec3A::ZERO {
+            points.iter_mut().for_each(|p| *p += origin);
+        }
         Frame {
             index,
             time,
-            points: if origin == Vec3A::ZERO {
-                by_id(id, &self.x)
-            } else {
-                by_id(id, &self.x).into_iter().map(|p| p + origin).collect()
-            },
+            points,
             obstacles: None,
             arrays: vec![
                 PointArray::u32("id", (0..n as u32).collect()),

@@ -264,13 +264,12 @@ impl Output {
             let mut order: Vec<usize> = (0..f.len()).collect();
             order.sort_unstable_by_key(|&i| f.id[i]);
             let pick3 = |a: &[Vec3A]| order.iter().map(|&i| a[i]).collect::<Vec<_>>();
+            let mut points = pick3(&f.x);
+            points.iter_mut().for_each(|p| *p += solver.origin());
             let frame = Frame {
                 index: k,
                 time: solver.time,
-                points: pick3(&f.x)
-                    .into_iter()
-                    .map(|p| p + solver.origin())
-                    .collect(),
+                points,
                 obstacles: None,
                 arrays: vec![
                     PointArray::u32("id", order.iter().map(|&i| f.id[i]).collect()),

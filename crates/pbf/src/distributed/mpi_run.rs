@@ -111,13 +111,12 @@ fn plane_loads(solver: &Solver, axis: usize, balance: Balance) -> Vec<u64> {
     c
 }
 
-/// The grid over a scene's whole domain (its tank, kernel radius and cell size), in the
-/// solver's coordinates (relative to [`Scene::origin`]).
+/// The grid over a scene's whole domain (its tank, kernel radius and cell size); given the
+/// scene in the solver's coordinates ([`Scene::local`]), the solver's own domain.
 fn domain_of(scene: &Scene) -> Result<nsearch::GridSpec, String> {
-    let o = Vec3A::from_array(scene.origin());
     nsearch::GridSpec::new(
-        Vec3A::from_array(scene.tank.min) - o,
-        Vec3A::from_array(scene.tank.max) - o,
+        Vec3A::from_array(scene.tank.min),
+        Vec3A::from_array(scene.tank.max),
         scene.kernel_radius(),
         scene.search.cell_size,
     )
@@ -130,7 +129,7 @@ pub fn check(scene: &Scene, opts: &MpiRunOptions, processes: usize) -> Result<()
     if opts.format == Format::Vtk && !opts.gather {
         return Err("--format vtk: frames in pieces are .vtu (ParaView's .pvtu names them); use --format vtu, or --gather".into());
     }
-    let domain = domain_of(scene)?;
+    let domain = domain_of(&scene.local())?;
     let axis = slab_axis(&domain);
     Slabs::balanced(
         &vec![0; domain.dims[axis]],
@@ -176,18 +175,17 @@ pub fn own_part(
     backend: nsearch::Backend,
     restored: Option<Solver>,
 ) -> Result<Part, String> {
-    let domain = domain_of(scene)?;
+    // Planes and positions in the solver's coordinates, as `Solver::keeping` hands them to
+    // `mine`.
+    let local = scene.local();
+    let domain = domain_of(&local)?;
     let axis = slab_axis(&domain);
     let reach = scene.search.cell_size.reach();
     let plane = |q: Vec3A| domain.cell_coords(q)[axis];
     let mut counts = vec![0u64; domain.dims[axis]];
     match &restored {
         Some(s) => s.fluid.x.iter().for_each(|&q| counts[plane(q)] += 1),
-        None => {
-            // In the solver's coordinates, as `Solver::keeping` hands them to `mine`.
-            let local = scene.local();
-            local.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1)
-        }
+        None => local.for_each_initial_particle(&mut |_, q, _| counts[plane(q)] += 1),
     }
     let particles = counts.iter().sum::<u64>() as usize;
     let slabs = Slabs::balanced(&counts, processes, reach).map_err(|e| e.to_string())?;

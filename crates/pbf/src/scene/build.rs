@@ -31,14 +31,10 @@ pub fn solver(scene: &Scene) -> Result<Solver, GridError> {
 /// run: see `distributed`). New particles are numbered after all the scene's, kept or not.
 /// The solver is built from the scene moved to its origin ([`Scene::translated`]).
 pub fn solver_keeping(world: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Solver, GridError> {
+    // Moving by minus a zero origin changes no bit: a scene near the origin is built as it is.
     let origin = world.origin();
-    let moved;
-    let scene = if origin == [0.0; 3] {
-        world
-    } else {
-        moved = world.translated(origin.map(|x| -x));
-        &moved
-    };
+    let local = world.local();
+    let scene = &local;
     let h = scene.kernel_radius();
     let kernels = scene.kernels();
     let r = scene.particles.radius;
