@@ -116,6 +116,9 @@ impl Watch {
 
     /// The run's closing line about it.
     pub fn line(&self) -> String {
+        if !self.tank_clearance.is_finite() {
+            return "closest approach at frame times: no particle in any frame".into();
+        }
         let obstacles = if self.obstacle_clearance.is_finite() {
             format!(", obstacles {:.5} m", self.obstacle_clearance)
         } else {
@@ -281,4 +284,23 @@ pub fn available_memory_bytes() -> Option<u64> {
         .find(|l| l.starts_with("MemAvailable:"))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         .map(|kb| kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Watch;
+
+    #[test]
+    fn a_run_without_particles_says_so_instead_of_an_infinite_clearance() {
+        let empty = Watch::new(0.01);
+        assert!(empty.line().contains("no particle"), "{}", empty.line());
+        assert!(!empty.line().contains("inf"), "{}", empty.line());
+        let mut seen = Watch::new(0.01);
+        seen.add(0.0125, f32::INFINITY, 1.5);
+        let line = seen.line();
+        assert!(
+            line.contains("tank walls 0.01250 m") && !line.contains("obstacles"),
+            "{line}"
+        );
+    }
 }
