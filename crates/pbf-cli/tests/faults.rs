@@ -387,6 +387,18 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "--particles needs counts of at least 1",
         },
         Refused {
+            what: "fixed: scaling a scene whose water all enters later (was 'radius: got 0')",
+            args: args(&[
+                "scaling",
+                &scene(t, "nozzle_only.toml", |s| {
+                    s.replace("[[fluid]]", "[[fluid]]\nstart = 1.0")
+                }),
+                "-o",
+                &o,
+            ]),
+            expect: "no particle at t = 0",
+        },
+        Refused {
             what: "validate with a bad scene",
             args: args(&["validate", "configs/no_such_scene.toml", "-o", &o]),
             expect: "cannot read the scene file",

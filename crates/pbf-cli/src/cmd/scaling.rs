@@ -59,6 +59,15 @@ pub fn main(a: Args) -> Result<ExitCode> {
         return Err(input(anyhow::anyhow!("--steps must be at least 1")));
     }
     let n0 = base.sample_fluid().len() as f64;
+    // The radius is scaled from the particles at t = 0 and the first steps are timed: water
+    // that only enters later (nozzles, blocks with a start time) gives nothing to scale from.
+    if n0 == 0.0 {
+        return Err(input(anyhow::anyhow!(
+            "{}: no particle at t = 0 (its water enters later, from emitters or blocks with a \
+             start time), and scaling times a scene's first steps: give it a fluid block at t = 0",
+            a.scene.display()
+        )));
+    }
     let (r0, ratio) = (
         base.particles.radius,
         base.kernel_radius() / base.particles.radius,
