@@ -646,6 +646,12 @@ fn motions_the_step_cannot_follow_are_flagged() {
         &paddle("{ type = \"sine\", amplitude = [0.15, 0.0, 0.0], period = 0.02 }"),
         &["obstacle[0].motion reaches 4", "m/s"],
     );
+    // A period that divides the checks' sample spacing (1 s / 2000) looks still when sampled:
+    // its speed is the sine's, 2 π 0.15 / 0.0005 = 1885 m/s.
+    one(
+        &paddle("{ type = \"sine\", amplitude = [0.15, 0.0, 0.0], period = 0.0005 }"),
+        &["obstacle[0].motion reaches 1884.9", "m/s"],
+    );
     // Pushing the water all the way to the x = 0 wall: its box comes within 2r of it at
     // t = (0.68 - 0.02) / 1 = 0.66 s, with the whole block (25 x 15 x 50) between.
     one(

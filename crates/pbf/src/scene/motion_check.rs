@@ -68,7 +68,12 @@ impl Scene {
                 Motion::Linear {
                     start, end: stop, ..
                 } => times.extend([*start, *stop].iter().filter(|&&t| t > 0.0 && t < end)),
-                Motion::Sine { .. } => {}
+                // Its extremes (the closest it comes to a wall), however short the period
+                // against the samples' spacing.
+                Motion::Sine { period, phase, .. } => {
+                    let first = sine_time(0.5, *period, *phase);
+                    times.extend([first, first + 0.5 * period].iter().filter(|&&t| t < end))
+                }
             }
             times.sort_by(f64::total_cmp);
             times.dedup();
@@ -103,6 +108,19 @@ impl Scene {
                 let v = (offsets[j] - offsets[j - 1]).length() / span;
                 if span > 0.0 && v > fastest {
                     (fastest, at) = (v, times[j - 1]);
+                }
+            }
+            // A sine's fastest is known: sampling would miss it when the period is short
+            // against the samples' spacing (a period that divides it looks like no motion).
+            if let Motion::Sine {
+                amplitude,
+                period,
+                phase,
+            } = &motion
+            {
+                let peak = (std::f64::consts::TAU * amplitude.length() as f64 / period) as f32;
+                if peak > fastest {
+                    (fastest, at) = (peak, sine_time(0.0, *period, *phase));
                 }
             }
             if fastest * dt > h {
@@ -169,6 +187,14 @@ impl Scene {
     }
 }
 
+/// The first time `t >= 0` at which a sine of `period` and `phase` has the phase `k π`
+/// (`k = 0`: fastest, `k = 1/2`: at its largest offset).
+fn sine_time(k: f64, period: f64, phase: f64) -> f64 {
+    let turn = std::f64::consts::PI;
+    let n = ((phase - k * turn) / turn).ceil();
+    ((k + n) * turn - phase) / std::f64::consts::TAU * period
+}
+
 /// Half extents of the world box that holds `shape` turned by `rot` (exact for each kind: a
 /// box's corners, a cylinder's rims, a sphere's radius).
 fn world_half_extents(shape: Shape, rot: Mat3) -> Vec3A {
@@ -193,6 +219,27 @@ fn world_half_extents(shape: Shape, rot: Mat3) -> Vec3A {
 mod tests {
     use super::*;
     use glam::Quat;
+
+    #[test]
+    fn a_sine_s_fastest_and_farthest_times_are_its_phase_s() {
+        let (period, tau) = (0.3, std::f64::consts::TAU);
+        for phase in [0.0, 0.4, -2.0, 7.5] {
+            let arg = |t: f64| tau * t / period + phase;
+            let fastest = sine_time(0.0, period, phase);
+            let farthest = sine_time(0.5, period, phase);
+            for t in [fastest, farthest] {
+                assert!((0.0..period).contains(&t), "phase {phase}: t = {t}");
+            }
+            assert!(arg(fastest).sin().abs() < 1e-9, "phase {phase}");
+            assert!(
+                (arg(farthest).sin().abs() - 1.0).abs() < 1e-9,
+                "phase {phase}"
+            );
+            // The other extreme half a period later.
+            let other = arg(farthest + 0.5 * period).sin();
+            assert!((other + arg(farthest).sin()).abs() < 1e-9, "phase {phase}");
+        }
+    }
 
     #[test]
     fn world_boxes_of_turned_shapes() {
