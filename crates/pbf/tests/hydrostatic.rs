@@ -340,3 +340,33 @@ fn with_one_kernel_more_iterations_do_not_stir_still_water() {
         "10 iterations {ten} m/s against 3: {three}"
     );
 }
+
+/// Water at rest around a box standing on the floor whose faces lie r from lattice rows (the
+/// box 0.08 m square and 0.1 m high in the middle of the 0.2 m column): the fill leaves out the
+/// sites inside the box and no others, and the water over its top starts r above it, where a
+/// particle rests. (The layer laid out there used to be compressed toward the floor with the
+/// rest of the block, came within r of the face and was left out: the water over the box
+/// started 3r above it and fell into the gap.)
+#[test]
+fn water_over_a_box_on_the_floor_starts_on_its_top_face() {
+    let scene =
+        column(&["obstacle=[{shape=\"box\",center=[0.1,0.05,0.1],half_extents=[0.04,0.05,0.04]}]"]);
+    assert!(
+        scene.start_excess(0).is_some(),
+        "the block starts compressed"
+    );
+    let s = Solver::new(&scene).unwrap();
+    let r = scene.particles.radius;
+    // The lattice: 10 x 20 x 10 sites at 0.01, 0.03, ...; inside the box (0.06-0.14 across,
+    // below 0.1): 4 x 5 x 4.
+    assert_eq!(s.fluid.len(), 2000 - 80);
+    let over = |p: &glam::Vec3A| (p.x - 0.1).abs() < 0.04 && (p.z - 0.1).abs() < 0.04;
+    let lowest = (s.fluid.x.iter().filter(|p| over(p)))
+        .map(|p| p.y - 0.1)
+        .fold(f32::MAX, f32::min);
+    assert!(
+        lowest > 0.99 * r && lowest < 1.1 * r,
+        "the water over the box starts {:.2} r above its top",
+        lowest / r
+    );
+}

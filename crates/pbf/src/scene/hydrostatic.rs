@@ -161,28 +161,15 @@ impl Scene {
     /// Block `k`'s sites moved toward the floor by the hydrostatic excess (the module docs), when
     /// the block is compressed at all.
     pub(super) fn compress_at_rest(&self, k: usize, pts: &mut [Vec3A]) {
-        let Some(Column {
-            axis,
-            up,
-            lo,
-            hi,
-            gradient,
-        }) = self.column(k, pts)
-        else {
-            return;
-        };
-        let (a, lo, hi) = (gradient as f64, lo as f64, hi as f64);
-        for p in pts {
-            // A layer dy at height y above the lowest one holds the excess a (hi − y), so it
-            // shrinks by that fraction: the shift is the integral of the excess below it.
-            let y = (up * p[axis]) as f64;
-            let shift = a * (hi * (y - lo) - 0.5 * (y * y - lo * lo));
-            p[axis] = up * (y - shift) as f32;
+        if let Some(c) = self.column(k, pts) {
+            for p in pts {
+                *p = c.shifted(*p, None);
+            }
         }
     }
 
     /// How block `k`, laid out at `pts`, starts compressed, or `None` when it starts at ρ0.
-    fn column(&self, k: usize, pts: &[Vec3A]) -> Option<Column> {
+    pub(super) fn column(&self, k: usize, pts: &[Vec3A]) -> Option<Column> {
         let (axis, up) = self.compressed_axis(k)?;
         let (lo, hi) = self.resting_span(pts, axis, up)?;
         Some(Column {
@@ -241,10 +228,26 @@ impl Scene {
 
 /// A block that starts compressed: gravity's axis and the sign of "up" on it, the heights of its
 /// lowest and highest layers, and its excess per metre of depth.
-struct Column {
-    axis: usize,
-    up: f32,
+pub(super) struct Column {
+    /// The axis gravity acts along, and the sign of "up" on it.
+    pub axis: usize,
+    pub up: f32,
     lo: f32,
     hi: f32,
     gradient: f32,
+}
+
+impl Column {
+    /// Site `p` moved down by the excess its layers hold (module docs): a layer dy at height y
+    /// holds the excess `a (hi − y)`, so it shrinks by that fraction, and the site moves by the
+    /// integral of the excess from what carries it: the floor (`base` `None`: from the lowest
+    /// layer) or a solid whose top lies at height `base` (heights "up" along the axis).
+    pub fn shifted(&self, mut p: Vec3A, base: Option<f32>) -> Vec3A {
+        let (a, lo, hi) = (self.gradient as f64, self.lo as f64, self.hi as f64);
+        let y = (self.up * p[self.axis]) as f64;
+        let base = base.map_or(lo, |b| (b as f64).clamp(lo, y));
+        let shift = a * (hi * (y - base) - 0.5 * (y * y - base * base));
+        p[self.axis] = self.up * (y - shift) as f32;
+        p
+    }
 }

@@ -53,18 +53,65 @@ impl Scene {
 
     /// Block `k`'s sites (compressed as water at rest when it rests on the floor:
     /// `particles.start_compression`), less those within r of an obstacle at the block's start.
+    ///
+    /// Water over a solid that stands on the floor rests on the solid: its sites are compressed
+    /// from the solid's top, and whether one is r from the solid is decided where it was laid
+    /// out (compressed from the floor, as the rest of the block, the layer laid out r above a
+    /// top face came closer than r and was left out, a gap of 2r over every such face, into
+    /// which the water above fell at the start: docs/results.md, stop 42). Over a solid with
+    /// water under it, the water rests on that water: compressed from the floor, and left out
+    /// if that brings it within r of the solid.
     pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
+        let mut pts = self.lattice(&self.fluid[k..=k]);
+        if self.obstacle.is_empty() {
+            self.compress_at_rest(k, &mut pts);
+            return pts;
+        }
         let r = self.particles.radius;
         let t = self.fluid[k].start as f64;
-        let mut pts = self.placed_sites(k);
-        if !self.obstacle.is_empty() {
-            let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
-            // A site r from a solid is where its projection keeps particles: kept, whatever
-            // the rounding of the distance (tol).
-            let keep = r * (1.0 - 1e-4);
-            pts.retain(|&p| placed.iter().all(|o| o.distance(p) >= keep));
-        }
-        pts
+        let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
+        let nearest = |p: Vec3A| (placed.iter()).fold(f32::MAX, |d, o| d.min(o.distance(p)));
+        // A site r from a solid is where its projection keeps particles: kept, whatever the
+        // rounding of the distance (tol).
+        let keep = r * (1.0 - 1e-4);
+        let Some(column) = self.column(k, &pts) else {
+            pts.retain(|&p| nearest(p) >= keep);
+            return pts;
+        };
+        let (axis, up) = (column.axis, column.up);
+        let floor = if up > 0.0 {
+            self.tank.min[axis]
+        } else {
+            -self.tank.max[axis]
+        } + r;
+        // Straight down from `p` (sphere tracing): the height where a particle coming down
+        // stops on a solid (r above its top), if the solid below stands on the floor (no room
+        // for a particle between them).
+        let standing_top = |p: Vec3A| -> Option<f32> {
+            let mut q = p;
+            let mut top = None;
+            loop {
+                let d = nearest(q);
+                let y = up * q[axis];
+                match top {
+                    None if d < 0.5 * r => top = Some(y + 0.5 * r),
+                    Some(_) if d >= r => return None,
+                    _ => {}
+                }
+                let step = if top.is_none() { d - 0.5 * r } else { d.abs() };
+                let next = y - step.max(0.25 * r);
+                if next < floor {
+                    return top;
+                }
+                q[axis] = up * next;
+            }
+        };
+        pts.into_iter()
+            .filter_map(|p| match standing_top(p) {
+                Some(top) => (nearest(p) >= keep).then(|| column.shifted(p, Some(top))),
+                None => Some(column.shifted(p, None)).filter(|&q| nearest(q) >= keep),
+            })
+            .collect()
     }
 
     /// Every lattice site of the fluid blocks, obstacles ignored (see
