@@ -69,3 +69,47 @@ fn touching_blocks_start_no_closer_than_the_spacing_and_stay_as_calm_as_one() {
         );
     }
 }
+
+/// Water at rest 0.4 m deep in a 0.2 m square tank (gravity, the hydrostatic start) written as
+/// one block, as blocks stacked on one another with faces between lattice rows, and as two
+/// side by side: the same particles at the same places. (Stacked, the upper blocks used to
+/// start at ρ0 on their own lattices, a seam of lower density under each, and the lowest
+/// compressed for its own depth only: the water sank at 0.2 m/s at once.)
+#[test]
+fn blocks_stacked_at_rest_fill_as_one_block() {
+    let tank = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [0.2, 0.5, 0.2]\n[particles]\nradius = 0.01\n[time]\ndt = 0.004\nend = 1.0\n";
+    let block = |lo: [f32; 3], hi: [f32; 3]| format!("[[fluid]]\nmin = {lo:?}\nmax = {hi:?}\n");
+    let sorted = |text: String| {
+        let scene = scene_from(&text, &[]);
+        let mut pts: Vec<[f32; 3]> = scene.sample_fluid().iter().map(|p| p.to_array()).collect();
+        pts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        (scene, pts)
+    };
+    let (one_scene, one) = sorted(format!("{tank}{}", block([0.0; 3], [0.2, 0.4, 0.2])));
+    assert!(
+        one_scene.start_excess(0).is_some(),
+        "one block starts compressed"
+    );
+    assert_eq!(one.len(), 2000);
+    let layouts = [
+        // Two stacked, the face between rows (0.15).
+        block([0.0; 3], [0.2, 0.15, 0.2]) + &block([0.0, 0.15, 0.0], [0.2, 0.4, 0.2]),
+        // Three stacked, faces at 0.13 and 0.29.
+        block([0.0; 3], [0.2, 0.13, 0.2])
+            + &block([0.0, 0.13, 0.0], [0.2, 0.29, 0.2])
+            + &block([0.0, 0.29, 0.0], [0.2, 0.4, 0.2]),
+        // Side by side, the face at x = 0.09.
+        block([0.0; 3], [0.09, 0.4, 0.2]) + &block([0.09, 0.0, 0.0], [0.2, 0.4, 0.2]),
+    ];
+    for blocks in layouts {
+        let (scene, pts) = sorted(format!("{tank}{blocks}"));
+        assert_eq!(pts.len(), one.len(), "{blocks}");
+        for (a, b) in pts.iter().zip(&one) {
+            let d = Vec3A::from_array(*a).distance(Vec3A::from_array(*b));
+            assert!(d < 1e-6, "{blocks}: {a:?} against one block's {b:?}");
+        }
+        for k in 0..scene.fluid.len() {
+            assert_eq!(scene.start_excess(k), one_scene.start_excess(0), "{blocks}");
+        }
+    }
+}

@@ -154,8 +154,15 @@ impl Scene {
     /// The density excess (a fraction of ρ0) block `k` starts with at its lowest layer, or
     /// `None` when it starts at ρ0 (see [`StartCompression`]).
     pub fn start_excess(&self, k: usize) -> Option<f32> {
-        let c = self.column(k, &self.lattice(&self.fluid[k..=k]))?;
-        Some(c.gradient * (c.hi - c.lo))
+        let c = self.column(k, &self.lattice(k))?;
+        let Some(stack) = &c.stack else {
+            return Some(c.gradient * (c.hi - c.lo));
+        };
+        // Stacked: at the middle of the block's footprint, the whole stack's depth.
+        let b = &self.fluid[k];
+        let mid = 0.5 * (Vec3A::from_array(b.min) + Vec3A::from_array(b.max));
+        let (lo, hi) = stack.column_at(mid, c.lo);
+        (lo <= stack.floor).then(|| gradient_for(stack.gradient, stack.error, hi - lo) * (hi - lo))
     }
 
     /// Block `k`'s sites moved toward the floor by the hydrostatic excess (the module docs), when
@@ -169,16 +176,66 @@ impl Scene {
     }
 
     /// How block `k`, laid out at `pts`, starts compressed, or `None` when it starts at ρ0.
+    /// A block stacked on or under other blocks at rest (touching across the floor's plane,
+    /// their footprints overlapping) is one body of water with them: each site is compressed by
+    /// the depth of the whole stack over it, from the stack's lowest layer.
     pub(super) fn column(&self, k: usize, pts: &[Vec3A]) -> Option<Column> {
         let (axis, up) = self.compressed_axis(k)?;
-        let (lo, hi) = self.resting_span(pts, axis, up)?;
+        let layer = |j: usize, pts: &[Vec3A]| {
+            let (lo, hi) = span(pts, axis, up);
+            let b = &self.fluid[j];
+            let across = [(axis + 1) % 3, (axis + 2) % 3];
+            Layer {
+                across,
+                min: across.map(|a| b.min[a]),
+                max: across.map(|a| b.max[a]),
+                lo,
+                hi,
+            }
+        };
+        let own = layer(k, pts);
+        let others: Vec<Layer> = (0..self.fluid.len())
+            .filter(|&j| j != k && self.compressed_axis(j).is_some())
+            .map(|j| layer(j, &self.lattice(j)))
+            .collect();
+        let gap = 2.0 * self.spacing();
+        if !others.iter().any(|o| o.stacked_with(&own, gap)) {
+            let (lo, hi) = self.resting_span(pts, axis, up)?;
+            return Some(Column {
+                axis,
+                up,
+                lo,
+                hi,
+                gradient: self.block_gradient(hi - lo),
+                stack: None,
+            });
+        }
+        let mut layers = others;
+        layers.push(own);
+        let (lo, hi) = (own.lo, own.hi);
         Some(Column {
             axis,
             up,
             lo,
             hi,
             gradient: self.block_gradient(hi - lo),
+            stack: Some(Stack {
+                layers,
+                gap,
+                floor: self.floor_height(axis, up) + 2.01 * self.particles.radius,
+                gradient: self.hydrostatic_gradient(),
+                error: self.pbf.max_density_error.map(|e| e / 100.0),
+            }),
         })
+    }
+
+    /// The height ("up" along `axis`) of the tank's floor.
+    fn floor_height(&self, axis: usize, up: f32) -> f32 {
+        if up > 0.0 {
+            self.tank.min[axis]
+        } else {
+            -self.tank.max[axis]
+        }
     }
 
     /// The heights ("up" along `axis`) of the lowest and highest of `pts`, when the lowest
@@ -186,24 +243,18 @@ impl Scene {
     /// them; a block filled from the floor has its lowest layer at r with the `volume` fill,
     /// 2r with `splishsplash`). A block filled higher falls first, so it starts at ρ0.
     fn resting_span(&self, pts: &[Vec3A], axis: usize, up: f32) -> Option<(f32, f32)> {
-        let (lo, hi) = pts.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-            (lo.min(up * p[axis]), hi.max(up * p[axis]))
-        });
-        let floor = if up > 0.0 {
-            self.tank.min[axis]
-        } else {
-            -self.tank.max[axis]
-        };
+        let (lo, hi) = span(pts, axis, up);
+        let floor = self.floor_height(axis, up);
         (lo <= hi && lo - floor <= 2.01 * self.particles.radius).then_some((lo, hi))
     }
 
     /// The gradient for a block of water `depth` deep (module docs).
     fn block_gradient(&self, depth: f32) -> f32 {
-        let a = self.hydrostatic_gradient();
-        match self.pbf.max_density_error {
-            Some(e) if depth > 0.0 => a.min(2.0 * (e / 100.0) / depth),
-            _ => a,
-        }
+        gradient_for(
+            self.hydrostatic_gradient(),
+            self.pbf.max_density_error.map(|e| e / 100.0),
+            depth,
+        )
     }
 
     /// The axis gravity acts along and the sign of "up" on it, when block `k` may start
@@ -235,6 +286,81 @@ pub(super) struct Column {
     lo: f32,
     hi: f32,
     gradient: f32,
+    /// The blocks at rest, when this one is stacked with others.
+    stack: Option<Stack>,
+}
+
+/// The blocks at rest of a scene in which some stand on others.
+struct Stack {
+    layers: Vec<Layer>,
+    /// The largest gap between the site layers of two blocks that still touch.
+    gap: f32,
+    /// The height the lowest layer of water resting on the floor is at most at.
+    floor: f32,
+    /// The gradient without error control, and the error asked for (a fraction).
+    gradient: f32,
+    error: Option<f32>,
+}
+
+/// A block at rest: its footprint across gravity and the heights of its lowest and highest
+/// sites.
+#[derive(Clone, Copy)]
+struct Layer {
+    across: [usize; 2],
+    min: [f32; 2],
+    max: [f32; 2],
+    lo: f32,
+    hi: f32,
+}
+
+impl Layer {
+    /// Whether the column through `p` passes through this block's footprint.
+    fn covers(&self, p: Vec3A) -> bool {
+        (0..2).all(|i| p[self.across[i]] > self.min[i] && p[self.across[i]] < self.max[i])
+    }
+
+    /// Whether `o` stands on this block or this one on `o` (or they overlap): their footprints
+    /// overlap and their site layers are at most `gap` apart across the floor's plane.
+    fn stacked_with(&self, o: &Layer, gap: f32) -> bool {
+        (0..2).all(|i| self.min[i] < o.max[i] && o.min[i] < self.max[i])
+            && o.lo <= self.hi + gap
+            && self.lo <= o.hi + gap
+    }
+}
+
+impl Stack {
+    /// The heights of the lowest and highest layers of the water above and below `y` in the
+    /// column through `p`: the blocks whose footprints it passes through, touching one another.
+    fn column_at(&self, p: Vec3A, y: f32) -> (f32, f32) {
+        let over: Vec<&Layer> = self.layers.iter().filter(|l| l.covers(p)).collect();
+        let (mut lo, mut hi) = (y, y);
+        loop {
+            let (l0, h0) = (lo, hi);
+            for l in &over {
+                if l.hi >= lo - self.gap && l.lo <= hi + self.gap {
+                    (lo, hi) = (lo.min(l.lo), hi.max(l.hi));
+                }
+            }
+            if (lo, hi) == (l0, h0) {
+                return (lo, hi);
+            }
+        }
+    }
+}
+
+/// The heights ("up" along `axis`) of the lowest and highest of `pts`.
+fn span(pts: &[Vec3A], axis: usize, up: f32) -> (f32, f32) {
+    pts.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+        (lo.min(up * p[axis]), hi.max(up * p[axis]))
+    })
+}
+
+/// The gradient `a` for water `depth` deep under an error control of `error` (module docs).
+fn gradient_for(a: f32, error: Option<f32>, depth: f32) -> f32 {
+    match error {
+        Some(e) if depth > 0.0 => a.min(2.0 * e / depth),
+        _ => a,
+    }
 }
 
 impl Column {
@@ -243,7 +369,16 @@ impl Column {
     /// integral of the excess from what carries it: the floor (`base` `None`: from the lowest
     /// layer) or a solid whose top lies at height `base` (heights "up" along the axis).
     pub fn shifted(&self, mut p: Vec3A, base: Option<f32>) -> Vec3A {
-        let (a, lo, hi) = (self.gradient as f64, self.lo as f64, self.hi as f64);
+        let (mut a, mut lo, mut hi) = (self.gradient as f64, self.lo as f64, self.hi as f64);
+        if let Some(stack) = &self.stack {
+            // The whole stack's column; water not resting on the floor through it starts at ρ0.
+            let (l, h) = stack.column_at(p, self.up * p[self.axis]);
+            if l > stack.floor {
+                return p;
+            }
+            let g = gradient_for(stack.gradient, stack.error, h - l);
+            (a, lo, hi) = (g as f64, l as f64, h as f64);
+        }
         let y = (self.up * p[self.axis]) as f64;
         let base = base.map_or(lo, |b| (b as f64).clamp(lo, y));
         let shift = a * (hi * (y - base) - 0.5 * (y * y - base * base));

@@ -53,6 +53,14 @@ impl Scene {
 
     /// Block `k`'s sites (compressed as water at rest when it rests on the floor:
     /// `particles.start_compression`), less those within r of an obstacle at the block's start.
+    pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
+        (self.block_layout(k).into_iter()).map(|(_, p)| p).collect()
+    }
+
+    /// [`block_sites`](Self::block_sites), each with the lattice site it was laid out at before
+    /// the compression (`(laid out, placed)`): blocks that touch are fitted to each other where
+    /// they were laid out (`start_sites`), where the spacing between their rows means what it
+    /// says.
     ///
     /// Water over a solid that stands on the floor rests on the solid: its sites are compressed
     /// from the solid's top, and whether one is r from the solid is decided where it was laid
@@ -61,11 +69,12 @@ impl Scene {
     /// which the water above fell at the start: docs/results.md, stop 42). Over a solid with
     /// water under it, the water rests on that water: compressed from the floor, and left out
     /// if that brings it within r of the solid.
-    pub fn block_sites(&self, k: usize) -> Vec<Vec3A> {
-        let mut pts = self.lattice(&self.fluid[k..=k]);
+    pub(super) fn block_layout(&self, k: usize) -> Vec<(Vec3A, Vec3A)> {
+        let pts = self.lattice(k);
+        let column = self.column(k, &pts);
+        let shift = |p: Vec3A, base: Option<f32>| column.as_ref().map_or(p, |c| c.shifted(p, base));
         if self.obstacle.is_empty() {
-            self.compress_at_rest(k, &mut pts);
-            return pts;
+            return pts.into_iter().map(|p| (p, shift(p, None))).collect();
         }
         let r = self.particles.radius;
         let t = self.fluid[k].start as f64;
@@ -74,20 +83,15 @@ impl Scene {
         // A site r from a solid is where its projection keeps particles: kept, whatever the
         // rounding of the distance (tol).
         let keep = r * (1.0 - 1e-4);
-        let Some(column) = self.column(k, &pts) else {
-            pts.retain(|&p| nearest(p) >= keep);
-            return pts;
-        };
-        let (axis, up) = (column.axis, column.up);
-        let floor = if up > 0.0 {
-            self.tank.min[axis]
-        } else {
-            -self.tank.max[axis]
-        } + r;
         // Straight down from `p` (sphere tracing): the height where a particle coming down
         // stops on a solid (r above its top), if the solid below stands on the floor (no room
         // for a particle between them).
-        let standing_top = |p: Vec3A| -> Option<f32> {
+        let standing_top = |p: Vec3A, axis: usize, up: f32| -> Option<f32> {
+            let floor = if up > 0.0 {
+                self.tank.min[axis]
+            } else {
+                -self.tank.max[axis]
+            } + r;
             let mut q = p;
             let mut top = None;
             loop {
@@ -107,9 +111,12 @@ impl Scene {
             }
         };
         pts.into_iter()
-            .filter_map(|p| match standing_top(p) {
-                Some(top) => (nearest(p) >= keep).then(|| column.shifted(p, Some(top))),
-                None => Some(column.shifted(p, None)).filter(|&q| nearest(q) >= keep),
+            .filter_map(|p| {
+                let top = column.as_ref().and_then(|c| standing_top(p, c.axis, c.up));
+                match top {
+                    Some(top) => (nearest(p) >= keep).then(|| (p, shift(p, Some(top)))),
+                    None => Some((p, shift(p, None))).filter(|&(_, q)| nearest(q) >= keep),
+                }
             })
             .collect()
     }
@@ -125,7 +132,7 @@ impl Scene {
     /// Block `k`'s lattice, compressed as water at rest when it rests on the floor
     /// (`particles.start_compression`), obstacles ignored.
     fn placed_sites(&self, k: usize) -> Vec<Vec3A> {
-        let mut pts = self.lattice(&self.fluid[k..=k]);
+        let mut pts = self.lattice(k);
         self.compress_at_rest(k, &mut pts);
         pts
     }
@@ -134,42 +141,66 @@ impl Scene {
     /// within r of an obstacle.
     pub fn sites_in_obstacles(&self) -> usize {
         (0..self.fluid.len())
-            .map(|k| self.lattice(&self.fluid[k..=k]).len() - self.block_sites(k).len())
+            .map(|k| self.lattice(k).len() - self.block_sites(k).len())
             .sum()
     }
 
-    pub(super) fn lattice(&self, blocks: &[super::FluidBlock]) -> Vec<Vec3A> {
+    /// Block `k`'s lattice sites (see [`block_rows`](Self::block_rows)).
+    pub(super) fn lattice(&self, k: usize) -> Vec<Vec3A> {
         let s = self.spacing();
-        let mut pts = Vec::new();
-        for b in blocks {
-            let n: [usize; 3] = std::array::from_fn(|a| {
-                let cells = (b.max[a] - b.min[a]) / s;
-                match self.particles.fill {
-                    super::Fill::Volume => (cells.round() as usize).max(1),
-                    super::Fill::Splishsplash => ((cells - 1e-4).ceil() as usize).max(2) - 1,
-                }
-            });
-            // The lattice spans (n - 1) s; center it in the block, then keep it r from the
-            // tank's walls (see `wall_margin`).
-            let mut n = n;
-            let first: [f32; 3] = std::array::from_fn(|a| {
-                let centered = b.min[a] + 0.5 * (b.max[a] - b.min[a] - (n[a] - 1) as f32 * s);
-                let (fits, first) = self.wall_margin(centered, n[a], a);
-                n[a] = fits;
-                first
-            });
-            for z in 0..n[2] {
-                for y in 0..n[1] {
-                    for x in 0..n[0] {
-                        let i = [x, y, z];
-                        pts.push(Vec3A::from_array(std::array::from_fn(|a| {
-                            first[a] + i[a] as f32 * s
-                        })));
-                    }
+        let (n, first) = self.block_rows(k);
+        let mut pts = Vec::with_capacity(n.iter().product());
+        for z in 0..n[2] {
+            for y in 0..n[1] {
+                for x in 0..n[0] {
+                    let i = [x, y, z];
+                    pts.push(Vec3A::from_array(std::array::from_fn(|a| {
+                        first[a] + i[a] as f32 * s
+                    })));
                 }
             }
         }
         pts
+    }
+
+    /// Block `k`'s rows: how many sites along each axis, and where the first one is. The
+    /// lattice spans (n − 1) s, centred in the block and kept r from the tank's walls (see
+    /// `wall_margin`). A block there at the start that touches an earlier one is laid on that
+    /// block's rows (moved by at most half a spacing), so the rows run on across the face
+    /// they share: each centred in its own box, the rows either side of a face came anywhere
+    /// from r to 3r apart, and `start_sites` could only leave out the ones that crowded (a
+    /// seam of lower density, into which the water above sank: docs/results.md, stop 42).
+    fn block_rows(&self, k: usize) -> ([usize; 3], [f32; 3]) {
+        let s = self.spacing();
+        let b = &self.fluid[k];
+        let mut n: [usize; 3] = std::array::from_fn(|a| {
+            let cells = (b.max[a] - b.min[a]) / s;
+            match self.particles.fill {
+                super::Fill::Volume => (cells.round() as usize).max(1),
+                super::Fill::Splishsplash => ((cells - 1e-4).ceil() as usize).max(2) - 1,
+            }
+        });
+        let mut first: [f32; 3] = std::array::from_fn(|a| {
+            let centered = b.min[a] + 0.5 * (b.max[a] - b.min[a] - (n[a] - 1) as f32 * s);
+            let (fits, first) = self.wall_margin(centered, n[a], a);
+            n[a] = fits;
+            first
+        });
+        // Boxes within half a spacing of each other touch.
+        let touches = |o: &super::FluidBlock| {
+            o.start <= 0.0
+                && (0..3).all(|a| b.min[a] <= o.max[a] + 0.5 * s && o.min[a] <= b.max[a] + 0.5 * s)
+        };
+        if b.start <= 0.0
+            && let Some(j) = self.fluid[..k].iter().position(touches)
+        {
+            let (_, theirs) = self.block_rows(j);
+            for a in 0..3 {
+                let on = theirs[a] + ((first[a] - theirs[a]) / s).round() * s;
+                (n[a], first[a]) = self.wall_margin(on, n[a], a);
+            }
+        }
+        (n, first)
     }
 
     /// A row of `n` sites from `first` along axis `a`, spacing s, moved and if need be shortened
