@@ -230,7 +230,7 @@ impl Scene {
     }
 
     /// The height ("up" along `axis`) of the tank's floor.
-    fn floor_height(&self, axis: usize, up: f32) -> f32 {
+    pub(super) fn floor_height(&self, axis: usize, up: f32) -> f32 {
         if up > 0.0 {
             self.tank.min[axis]
         } else {
@@ -332,11 +332,10 @@ impl Stack {
     /// The heights of the lowest and highest layers of the water above and below `y` in the
     /// column through `p`: the blocks whose footprints it passes through, touching one another.
     fn column_at(&self, p: Vec3A, y: f32) -> (f32, f32) {
-        let over: Vec<&Layer> = self.layers.iter().filter(|l| l.covers(p)).collect();
         let (mut lo, mut hi) = (y, y);
         loop {
             let (l0, h0) = (lo, hi);
-            for l in &over {
+            for l in self.layers.iter().filter(|l| l.covers(p)) {
                 if l.hi >= lo - self.gap && l.lo <= hi + self.gap {
                     (lo, hi) = (lo.min(l.lo), hi.max(l.hi));
                 }

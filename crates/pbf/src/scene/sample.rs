@@ -87,11 +87,7 @@ impl Scene {
         // stops on a solid (r above its top), if the solid below stands on the floor (no room
         // for a particle between them).
         let standing_top = |p: Vec3A, axis: usize, up: f32| -> Option<f32> {
-            let floor = if up > 0.0 {
-                self.tank.min[axis]
-            } else {
-                -self.tank.max[axis]
-            } + r;
+            let floor = self.floor_height(axis, up) + r;
             let mut q = p;
             let mut top = None;
             loop {
