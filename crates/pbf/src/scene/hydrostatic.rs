@@ -2,9 +2,11 @@
 //! way the solver holds water at rest, so a column neither drops nor rings when it starts.
 //!
 //! Owns: [`Scene::hydrostatic_gradient`], [`Scene::start_excess`] and the compression of a
-//! block's lattice sites; the error control's default fewest iterations from the same balance
-//! ([`Scene::min_iterations`], [`Scene::resting_iterations`], [`Scene::resting_depth`]) and its
-//! warnings. Does not touch: the lattice itself (`sample`) or the solver.
+//! block's lattice sites (from the floor, from the top of a solid standing on it, or as one
+//! column with the blocks stacked on it); the error control's default fewest iterations from
+//! the same balance ([`Scene::min_iterations`], [`Scene::resting_iterations`],
+//! [`Scene::resting_depth`]) and its warnings. Does not touch: the lattice itself (`sample`)
+//! or the solver.
 //!
 //! Why a start at ρ0 is not at rest: with k Jacobi iterations per step, PBF carries the weight of
 //! the water only with a density excess. A particle at rest is moved down `g dt²` by each step's
