@@ -113,3 +113,41 @@ fn blocks_stacked_at_rest_fill_as_one_block() {
         }
     }
 }
+
+/// A narrower block stacked at rest on a wider one, its faces off the lower block's rows (laid
+/// on them, its outer rows move up to r / 2 past its own faces): each of its layers is
+/// compressed alike, every site of a layer at one height, and below where it was laid out.
+#[test]
+fn a_narrower_block_stacked_at_rest_is_compressed_alike_to_its_edges() {
+    let text = "[tank]\nmin = [0.0, 0.0, 0.0]\nmax = [0.2, 0.5, 0.2]\n[particles]\nradius = 0.01\n[time]\ndt = 0.004\nend = 1.0\n[[fluid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.2, 0.2, 0.2]\n[[fluid]]\nmin = [0.05, 0.2, 0.0]\nmax = [0.15, 0.4, 0.2]\n";
+    let scene = scene_from(text, &[]);
+    let upper: Vec<Vec3A> = scene
+        .sample_fluid()
+        .into_iter()
+        .filter(|p| p.y > 0.2)
+        .collect();
+    assert!(
+        upper.len() >= 400,
+        "{} sites in the upper block",
+        upper.len()
+    );
+    // Laid out at 0.21, 0.23, ...: each placed layer holds one height, below its laid-out one.
+    let mut layers: std::collections::BTreeMap<i32, Vec<f32>> = Default::default();
+    for p in &upper {
+        layers
+            .entry(((p.y - 0.21) / 0.02).round() as i32)
+            .or_default()
+            .push(p.y);
+    }
+    for (k, ys) in &layers {
+        let laid = 0.21 + 0.02 * *k as f32;
+        let (lo, hi) = ys
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+        assert!(hi - lo < 1e-6, "layer {k}: {lo} to {hi}");
+        assert!(
+            hi < laid - 1e-5,
+            "layer {k} at {hi}, laid out at {laid}: not compressed"
+        );
+    }
+}

@@ -215,6 +215,8 @@ impl Scene {
         let mut layers = others;
         layers.push(own);
         let (lo, hi) = (own.lo, own.hi);
+        // (`own`: laid on an earlier block's rows, a site may lie up to r / 2 outside its own
+        // block's box, so its own layer is not found by the footprint.)
         Some(Column {
             axis,
             up,
@@ -223,6 +225,7 @@ impl Scene {
             gradient: self.block_gradient(hi - lo),
             stack: Some(Stack {
                 layers,
+                own,
                 gap,
                 floor: self.floor_height(axis, up) + 2.01 * self.particles.radius,
                 gradient: self.hydrostatic_gradient(),
@@ -295,6 +298,8 @@ pub(super) struct Column {
 /// The blocks at rest of a scene in which some stand on others.
 struct Stack {
     layers: Vec<Layer>,
+    /// The block the column is for: its sites belong to it wherever they lie.
+    own: Layer,
     /// The largest gap between the site layers of two blocks that still touch.
     gap: f32,
     /// The height the lowest layer of water resting on the floor is at most at.
@@ -331,10 +336,11 @@ impl Layer {
 }
 
 impl Stack {
-    /// The heights of the lowest and highest layers of the water above and below `y` in the
-    /// column through `p`: the blocks whose footprints it passes through, touching one another.
+    /// The heights of the lowest and highest layers of the water above and below a site of the
+    /// column's own block at `p` (height `y`): that block and the blocks whose footprints the
+    /// column through `p` passes through, touching one another.
     fn column_at(&self, p: Vec3A, y: f32) -> (f32, f32) {
-        let (mut lo, mut hi) = (y, y);
+        let (mut lo, mut hi) = (y.min(self.own.lo), y.max(self.own.hi));
         loop {
             let (l0, h0) = (lo, hi);
             for l in self.layers.iter().filter(|l| l.covers(p)) {
