@@ -157,14 +157,17 @@ impl Scene {
     /// `None` when it starts at ρ0 (see [`StartCompression`]).
     pub fn start_excess(&self, k: usize) -> Option<f32> {
         let c = self.column(k, &self.lattice(k))?;
-        let Some(stack) = &c.stack else {
-            return Some(c.gradient * (c.hi - c.lo));
-        };
-        // Stacked: at the middle of the block's footprint, the whole stack's depth.
-        let b = &self.fluid[k];
-        let mid = 0.5 * (Vec3A::from_array(b.min) + Vec3A::from_array(b.max));
-        let (lo, hi) = stack.column_at(mid, c.lo);
-        (lo <= stack.floor).then(|| gradient_for(stack.gradient, stack.error, hi - lo) * (hi - lo))
+        match &c.depth {
+            Depth::Block { lo, hi, gradient } => Some(gradient * (hi - lo)),
+            // Stacked: at the middle of the block's footprint, the whole stack's depth.
+            Depth::Stack(stack) => {
+                let b = &self.fluid[k];
+                let mid = 0.5 * (Vec3A::from_array(b.min) + Vec3A::from_array(b.max));
+                let (lo, hi) = stack.column_at(mid, stack.own.lo);
+                (lo <= stack.floor)
+                    .then(|| gradient_for(stack.gradient, stack.error, hi - lo) * (hi - lo))
+            }
+        }
     }
 
     /// Block `k`'s sites moved toward the floor by the hydrostatic excess (the module docs), when
@@ -183,8 +186,7 @@ impl Scene {
     /// the depth of the whole stack over it, from the stack's lowest layer.
     pub(super) fn column(&self, k: usize, pts: &[Vec3A]) -> Option<Column> {
         let (axis, up) = self.compressed_axis(k)?;
-        let layer = |j: usize, pts: &[Vec3A]| {
-            let (lo, hi) = span(pts, axis, up);
+        let layer = |j: usize, (lo, hi): (f32, f32)| {
             let b = &self.fluid[j];
             let across = [(axis + 1) % 3, (axis + 2) % 3];
             Layer {
@@ -195,10 +197,10 @@ impl Scene {
                 hi,
             }
         };
-        let own = layer(k, pts);
+        let own = layer(k, span(pts, axis, up));
         let others: Vec<Layer> = (0..self.fluid.len())
             .filter(|&j| j != k && self.compressed_axis(j).is_some())
-            .map(|j| layer(j, &self.lattice(j)))
+            .map(|j| layer(j, self.rows_span(j, axis, up)))
             .collect();
         let gap = 2.0 * self.spacing();
         if !others.iter().any(|o| o.stacked_with(&own, gap)) {
@@ -206,24 +208,21 @@ impl Scene {
             return Some(Column {
                 axis,
                 up,
-                lo,
-                hi,
-                gradient: self.block_gradient(hi - lo),
-                stack: None,
+                depth: Depth::Block {
+                    lo,
+                    hi,
+                    gradient: self.block_gradient(hi - lo),
+                },
             });
         }
         let mut layers = others;
         layers.push(own);
-        let (lo, hi) = (own.lo, own.hi);
         // (`own`: laid on an earlier block's rows, a site may lie up to r / 2 outside its own
         // block's box, so its own layer is not found by the footprint.)
         Some(Column {
             axis,
             up,
-            lo,
-            hi,
-            gradient: self.block_gradient(hi - lo),
-            stack: Some(Stack {
+            depth: Depth::Stack(Stack {
                 layers,
                 own,
                 gap,
@@ -282,17 +281,22 @@ impl Scene {
     }
 }
 
-/// A block that starts compressed: gravity's axis and the sign of "up" on it, the heights of its
-/// lowest and highest layers, and its excess per metre of depth.
+/// A block that starts compressed: gravity's axis and the sign of "up" on it, and the water
+/// whose depth compresses it.
 pub(super) struct Column {
     /// The axis gravity acts along, and the sign of "up" on it.
     pub axis: usize,
     pub up: f32,
-    lo: f32,
-    hi: f32,
-    gradient: f32,
-    /// The blocks at rest, when this one is stacked with others.
-    stack: Option<Stack>,
+    depth: Depth,
+}
+
+/// What a block's sites are compressed by.
+enum Depth {
+    /// The block alone: the heights of its lowest and highest layers, and its excess per metre
+    /// of depth.
+    Block { lo: f32, hi: f32, gradient: f32 },
+    /// The blocks at rest it is stacked with.
+    Stack(Stack),
 }
 
 /// The blocks at rest of a scene in which some stand on others.
@@ -376,16 +380,19 @@ impl Column {
     /// integral of the excess from what carries it: the floor (`base` `None`: from the lowest
     /// layer) or a solid whose top lies at height `base` (heights "up" along the axis).
     pub fn shifted(&self, mut p: Vec3A, base: Option<f32>) -> Vec3A {
-        let (mut a, mut lo, mut hi) = (self.gradient as f64, self.lo as f64, self.hi as f64);
-        if let Some(stack) = &self.stack {
-            // The whole stack's column; water not resting on the floor through it starts at ρ0.
-            let (l, h) = stack.column_at(p, self.up * p[self.axis]);
-            if l > stack.floor {
-                return p;
+        let (a, lo, hi) = match &self.depth {
+            Depth::Block { lo, hi, gradient } => (*gradient as f64, *lo as f64, *hi as f64),
+            Depth::Stack(stack) => {
+                // The whole stack's column; water not resting on the floor through it starts
+                // at ρ0.
+                let (l, h) = stack.column_at(p, self.up * p[self.axis]);
+                if l > stack.floor {
+                    return p;
+                }
+                let g = gradient_for(stack.gradient, stack.error, h - l);
+                (g as f64, l as f64, h as f64)
             }
-            let g = gradient_for(stack.gradient, stack.error, h - l);
-            (a, lo, hi) = (g as f64, l as f64, h as f64);
-        }
+        };
         let y = (self.up * p[self.axis]) as f64;
         let base = base.map_or(lo, |b| (b as f64).clamp(lo, y));
         let shift = a * (hi * (y - base) - 0.5 * (y * y - base * base));

@@ -159,6 +159,17 @@ impl Scene {
         pts
     }
 
+    /// The heights ("up" along `axis`) of block `k`'s lowest and highest lattice sites, from its
+    /// rows (the same values as the sites themselves, none generated).
+    pub(super) fn rows_span(&self, k: usize, axis: usize, up: f32) -> (f32, f32) {
+        let (n, first) = self.block_rows(k);
+        let (a, b) = (
+            first[axis],
+            first[axis] + (n[axis] - 1) as f32 * self.spacing(),
+        );
+        ((up * a).min(up * b), (up * a).max(up * b))
+    }
+
     /// Block `k`'s rows: how many sites along each axis, and where the first one is. The
     /// lattice spans (n − 1) s, centred in the block and kept r from the tank's walls (see
     /// `wall_margin`). A block there at the start that touches an earlier one is laid on that
