@@ -94,8 +94,10 @@ impl EmitterSpec {
     /// - rect: `round(width / s)` by `round(height / s)` sites (at least one each), spaced
     ///   `width / n` and `height / n` so that they tile the nozzle's area exactly;
     /// - circle: the lattice points of spacing `s` within the radius, the lattice shifted by the
-    ///   half spacing or not along each axis, whichever gives the count closest to `π R² / s²`
-    ///   (and at least one site, the centre, for a nozzle smaller than a spacing).
+    ///   half spacing or not along each axis, whichever gives the count `n` closest to
+    ///   `π R² / s²` (and at least one site, the centre, for a nozzle smaller than a spacing),
+    ///   then spaced [`circle_spacing`](Self::circle_spacing) apart so that, as a rect's, they
+    ///   tile the nozzle's area exactly.
     pub fn sites(&self, s: f32) -> Vec<Vec3A> {
         let c = Vec3A::from_array(self.center);
         let (u, v) = self.axes();
@@ -111,35 +113,56 @@ impl EmitterSpec {
                 }
             }
             NozzleKind::Circle => {
-                let r = self.radius.unwrap_or_default();
-                let m = (r / s).ceil() as i64 + 1;
-                let disc = |(ou, ov): (f32, f32)| -> Vec<(f32, f32)> {
-                    let mut pts = Vec::new();
-                    for b in -m..=m {
-                        for a in -m..=m {
-                            let (x, y) = ((a as f32 + ou) * s, (b as f32 + ov) * s);
-                            if x * x + y * y < r * r {
-                                pts.push((x, y));
-                            }
-                        }
-                    }
-                    pts
-                };
-                let area = self.area() / (s * s);
-                let best = [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)]
-                    .map(disc)
-                    .into_iter()
-                    .filter(|pts| !pts.is_empty())
-                    .min_by(|a, b| {
-                        (a.len() as f32 - area)
-                            .abs()
-                            .total_cmp(&(b.len() as f32 - area).abs())
-                    })
-                    .unwrap_or_else(|| vec![(0.0, 0.0)]);
-                out.extend(best.into_iter().map(|(x, y)| c + u * x + v * y));
+                let disc = self.circle_disc(s);
+                let k = self.circle_spacing(s, disc.len()) / s;
+                out.extend(disc.into_iter().map(|(x, y)| c + u * (k * x) + v * (k * y)));
             }
         }
         out
+    }
+
+    /// A circle nozzle's lattice points of spacing `s` within its radius, in the nozzle's axes
+    /// (see [`sites`](Self::sites)).
+    fn circle_disc(&self, s: f32) -> Vec<(f32, f32)> {
+        let r = self.radius.unwrap_or_default();
+        let m = (r / s).ceil() as i64 + 1;
+        let disc = |(ou, ov): (f32, f32)| -> Vec<(f32, f32)> {
+            let mut pts = Vec::new();
+            for b in -m..=m {
+                for a in -m..=m {
+                    let (x, y) = ((a as f32 + ou) * s, (b as f32 + ov) * s);
+                    if x * x + y * y < r * r {
+                        pts.push((x, y));
+                    }
+                }
+            }
+            pts
+        };
+        let area = self.area() / (s * s);
+        [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)]
+            .map(disc)
+            .into_iter()
+            .filter(|pts| !pts.is_empty())
+            .min_by(|a, b| {
+                (a.len() as f32 - area)
+                    .abs()
+                    .total_cmp(&(b.len() as f32 - area).abs())
+            })
+            .unwrap_or_else(|| vec![(0.0, 0.0)])
+    }
+
+    /// The spacing across a circle nozzle of `n` sites: `√(π R² / n)`, so that each site carries
+    /// its share of the area (a single site: `s`). The `n` lattice points of spacing `s` within
+    /// the radius do not cover its edge exactly (12 for the 12.6 spacings² of a radius of 2
+    /// spacings); left at spacing `s`, the layers had to close up to carry the flux (4.5% there:
+    /// the jet left the nozzle 4.7% denser than the water, and that excess, let go as it left
+    /// the guide zone, drove its core 19% faster than the nozzle's speed).
+    pub fn circle_spacing(&self, s: f32, n: usize) -> f32 {
+        if n > 1 {
+            (self.area() / n as f32).sqrt()
+        } else {
+            s
+        }
     }
 
     /// The [`sites`](Self::sites) that lie inside `tank` at least r = s / 2 from its walls,
@@ -191,7 +214,7 @@ impl EmitterSpec {
                 let sv = if nv > 1 { sv } else { f32::INFINITY };
                 su.min(sv)
             }
-            NozzleKind::Circle => s,
+            NozzleKind::Circle => self.circle_spacing(s, self.circle_disc(s).len()),
         };
         across.min(pitch)
     }
