@@ -10,7 +10,7 @@
 use crate::checkpoint::{Checkpoint, RunState};
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
-use crate::scene::{Format, Scene};
+use crate::scene::{Format, Scene, seconds};
 use crate::solver::Solver;
 use glam::Vec3A;
 use nsearch::SearchStats;
@@ -216,7 +216,7 @@ pub fn check_finite(solver: &Solver) -> Result<f32, RunError> {
 
 /// Steps of `scene` up to simulated time `until` (the scene's `time.end` when `None`).
 pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
-    (until.unwrap_or(scene.time.end as f64) / scene.time.dt as f64 - 1e-9)
+    (until.unwrap_or(seconds(scene.time.end)) / seconds(scene.time.dt) - 1e-9)
         .ceil()
         .max(0.0) as u64
 }
@@ -428,7 +428,7 @@ pub fn run_scene(
         }),
         solver,
         writer,
-        frame_dt: 1.0 / scene.output.fps as f64,
+        frame_dt: 1.0 / seconds(scene.output.fps),
         checkpoints,
         dir: opts.dir.clone(),
     };

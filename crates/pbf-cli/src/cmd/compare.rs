@@ -81,7 +81,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             eprintln!("{header}");
         }
         solver.stop_on(stop);
-        let frame_dt = 1.0 / scene.output.fps as f64;
+        let frame_dt = 1.0 / pbf::scene::seconds(scene.output.fps);
         let mut cmp = Comparison::new(&mut solver, steps, frame_dt, scene.particles.radius);
         let ended = step_loop(&mut cmp, steps, stop, &mut Bar::new(!a.quiet, steps));
         cmp.finish();

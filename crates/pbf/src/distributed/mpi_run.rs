@@ -282,7 +282,7 @@ pub fn run(
             .map_or(Watch::new(scene.particles.radius), |r| r.watch),
         frames: 0,
     };
-    let frame_dt = 1.0 / scene.output.fps as f64;
+    let frame_dt = 1.0 / crate::scene::seconds(scene.output.fps);
     let mut next_frame = match &resumed {
         Some(r) => {
             if rank == 0 {

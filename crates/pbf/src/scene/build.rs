@@ -4,8 +4,8 @@
 //! Owns: [`solver`], the one place where scene keys become solver parts. Does not touch: the
 //! step itself.
 
-use super::Scene;
 use super::SurfaceTensionMethod;
+use super::{Scene, seconds};
 use crate::boundary::{BoxTank, Collider, ColliderSet, Obstacle, WallTable};
 use crate::forces::surface_tension::SurfaceTension;
 use crate::forces::vorticity::VorticityConfinement;
@@ -140,14 +140,14 @@ pub fn inflow(scene: &Scene) -> Option<Inflow> {
     for (k, b) in scene.fluid.iter().enumerate() {
         if b.start > 0.0 {
             let v = Vec3A::from_array(b.velocity);
-            inflow.add_block(scene.block_sites(k), v, b.start as f64);
+            inflow.add_block(scene.block_sites(k), v, seconds(b.start));
         }
     }
     for e in &scene.emitter {
         inflow.add_nozzle(
             e.layout(scene.spacing(), scene.kernel_radius(), &scene.tank),
-            e.start as f64,
-            e.closes(scene.time.end) as f64,
+            seconds(e.start),
+            seconds(e.closes(scene.time.end)),
         );
     }
     (!inflow.is_empty()).then_some(inflow)

@@ -25,6 +25,17 @@ pub mod validate;
 
 pub use schema::*;
 
+/// A time the scene gives in seconds (read as f32), as the decimal written in the file: the
+/// shortest decimal that reads back as `x` (`0.01`, not `0.009999999776`). Every scheduled time
+/// and the solver's clock (`steps × dt`) are taken this way, so a step, a frame or an event due
+/// at a time the scene writes falls on it whatever the binary rounding of `dt`: with
+/// `dt = 0.01` the clock summed from the f32 step fell 2e-10 s a step behind, and a run to
+/// `end = 2` took 201 steps, skipped a frame of `fps = 100` and opened timed blocks a step late.
+pub fn seconds(x: f32) -> f64 {
+    let decimal = x.to_string().parse::<f64>();
+    decimal.unwrap_or(x as f64)
+}
+
 /// The gain `ω a_max` that `pbf.omega = "auto"` aims at: a Jacobi iteration multiplies the
 /// error of the pattern it overshoots most by `1 − ω a_max = −0.5`, so every pattern's error
 /// shrinks, at least by half for those it overshoots. With ω = 1 that factor is −1.8 at
@@ -332,7 +343,7 @@ impl Scene {
             }
             let r = self.particles.radius;
             for (j, o) in self.obstacle.iter().enumerate() {
-                let placed = o.placed_at(e.start as f64);
+                let placed = o.placed_at(seconds(e.start));
                 let inside = sites.iter().filter(|&&p| placed.distance(p) < r).count();
                 if inside > 0 {
                     out.push(format!(

@@ -51,7 +51,7 @@ impl Scene {
                 ));
             }
         }
-        let end = self.time.end as f64;
+        let end = super::seconds(self.time.end);
         // Every block's lattice sites, taken only if a solid closes on a wall.
         let sites = std::cell::OnceCell::new();
         for (k, o) in self.obstacle.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! Owns: [`ObstacleSpec::check`] and the conversions to [`Shape`], [`Quat`] and [`Motion`]. Does
 //! not touch: how an obstacle acts on the fluid (`boundary::obstacle`).
 
-use super::{MotionSpec, ObstacleSpec, ShapeKind};
+use super::{MotionSpec, ObstacleSpec, ShapeKind, seconds};
 use crate::boundary::{Motion, Shape};
 use glam::{Quat, Vec3A};
 
@@ -175,11 +175,11 @@ impl ObstacleSpec {
                 end,
             }) => Motion::Linear {
                 velocity: Vec3A::from_array(*velocity),
-                start: *start as f64,
-                end: end.map_or(f64::INFINITY, |e| e as f64),
+                start: seconds(*start),
+                end: end.map_or(f64::INFINITY, seconds),
             },
             Some(MotionSpec::Path { times, positions }) => Motion::Path {
-                times: times.iter().map(|&t| t as f64).collect(),
+                times: times.iter().map(|&t| seconds(t)).collect(),
                 positions: positions.iter().map(|&p| Vec3A::from_array(p)).collect(),
             },
         }

@@ -77,7 +77,7 @@ impl Scene {
             return pts.into_iter().map(|p| (p, shift(p, None))).collect();
         }
         let r = self.particles.radius;
-        let t = self.fluid[k].start as f64;
+        let t = super::seconds(self.fluid[k].start);
         let placed: Vec<_> = self.obstacle.iter().map(|o| o.placed_at(t)).collect();
         let nearest = |p: Vec3A| (placed.iter()).fold(f32::MAX, |d, o| d.min(o.distance(p)));
         // A site r from a solid is where its projection keeps particles: kept, whatever the

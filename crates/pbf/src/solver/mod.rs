@@ -119,6 +119,8 @@ pub struct Solver {
     /// See [`SolverParts::origin`].
     origin: Vec3A,
     dt: f32,
+    /// `dt` as the decimal the scene writes (`scene::seconds`): the clock is `steps × dt_seconds`.
+    dt_seconds: f64,
     rho0: f32,
     mass: f32,
     density_solver: Box<dyn DensitySolver>,
@@ -184,6 +186,7 @@ impl Solver {
             lowest_corner: parts.lowest_corner,
             origin: parts.origin,
             dt: parts.dt,
+            dt_seconds: crate::scene::seconds(parts.dt),
             rho0: parts.rest_density,
             mass: parts.mass,
             density_solver: parts.density_solver,
@@ -338,7 +341,8 @@ impl Solver {
         let n = self.fluid.len();
         let (dt, g) = (self.dt, self.gravity);
         // Moving solids to where they are at the end of this step.
-        self.colliders.set_step(self.time, self.time + dt as f64);
+        let end = (self.steps + 1) as f64 * self.dt_seconds;
+        self.colliders.set_step(self.time, end);
         let colliders = &self.colliders;
         let guides = &self.guides;
         self.p.resize(n, Vec3A::ZERO);
@@ -380,8 +384,9 @@ impl Solver {
     }
 
     fn finish_step(&mut self) {
-        self.time += self.dt as f64;
         self.steps += 1;
+        // From the step count, not summed: no drift from the binary rounding of dt.
+        self.time = self.steps as f64 * self.dt_seconds;
         // New particles after the step, at the end of it: the next step sorts them in.
         let held = self.fluid.len();
         if let Some(inflow) = &mut self.inflow {
