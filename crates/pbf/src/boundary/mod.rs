@@ -215,8 +215,8 @@ impl ColliderSet {
             return;
         }
         self.timed(|| {
-            p.par_chunks_mut(CHUNK)
-                .zip(from.par_chunks(CHUNK))
+            p.par_chunks_mut(NEAR_CHUNK)
+                .zip(from.par_chunks(NEAR_CHUNK))
                 .for_each(|(chunk, from)| {
                     let near = self.near(chunk);
                     if near.is_empty() {
@@ -266,8 +266,8 @@ impl ColliderSet {
         out.resize(p.len(), Vec4::ZERO);
         self.timed(|| match share {
             None => out
-                .par_chunks_mut(CHUNK)
-                .zip(p.par_chunks(CHUNK))
+                .par_chunks_mut(NEAR_CHUNK)
+                .zip(p.par_chunks(NEAR_CHUNK))
                 .for_each(|(out, p)| {
                     let near = self.near(p);
                     for (o, &p) in out.iter_mut().zip(p) {
@@ -276,9 +276,9 @@ impl ColliderSet {
                 }),
             Some(share) => {
                 share.resize(p.len(), Vec4::ZERO);
-                out.par_chunks_mut(CHUNK)
-                    .zip(share.par_chunks_mut(CHUNK))
-                    .zip(p.par_chunks(CHUNK))
+                out.par_chunks_mut(NEAR_CHUNK)
+                    .zip(share.par_chunks_mut(NEAR_CHUNK))
+                    .zip(p.par_chunks(NEAR_CHUNK))
                     .for_each(|((out, share), p)| {
                         let near = self.near(p);
                         for ((o, s), &p) in out.iter_mut().zip(share.iter_mut()).zip(p) {
@@ -340,8 +340,8 @@ impl ColliderSet {
             return;
         }
         self.timed(|| {
-            v.par_chunks_mut(CHUNK)
-                .zip(p.par_chunks(CHUNK))
+            v.par_chunks_mut(NEAR_CHUNK)
+                .zip(p.par_chunks(NEAR_CHUNK))
                 .for_each(|(v, p)| {
                     let near = self.near(p);
                     for (v, &p) in v.iter_mut().zip(p) {
@@ -360,6 +360,12 @@ impl ColliderSet {
     }
 }
 
+/// Particles per chunk in the solids' passes: each chunk keeps the solids whose reach overlaps
+/// its points' box ([`ColliderSet::near`]). Particles are in cell order, so 32 of them span a
+/// couple of cells; the solver's 256 span a row of the grid, and in a bed of 512 small spheres
+/// each kept dozens the particle then tested one by one (collision handling 50% of the step).
+const NEAR_CHUNK: usize = 32;
+
 /// The solids near a chunk of particles: up to [`Near::INLINE`] without allocating, more in a
 /// vector (scenes with that many obstacles near one chunk are rare).
 #[derive(Default)]
@@ -370,7 +376,7 @@ struct Near<'a> {
 }
 
 impl<'a> Near<'a> {
-    const INLINE: usize = 8;
+    const INLINE: usize = 32;
 
     fn push(&mut self, c: &'a dyn Collider) {
         if self.len < Self::INLINE {
