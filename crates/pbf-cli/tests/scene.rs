@@ -127,7 +127,8 @@ fn a_time_step_too_long_for_the_neighbor_search_is_flagged() {
         )
         .is_empty()
     );
-    assert!(with(1.0, &["physics.gravity=[0.0, 0.0, 0.0]"]).is_empty());
+    // (A frame a second: at 30 a second a step of 1 s would be flagged for the frames.)
+    assert!(with(1.0, &["physics.gravity=[0.0, 0.0, 0.0]", "output.fps=1"]).is_empty());
 }
 
 #[test]
@@ -684,4 +685,30 @@ fn the_size_estimate_holds_every_particle_of_either_fill() {
             assert!(est >= n as f64, "{fill}, side {side}: estimate {est} < {n}");
         }
     }
+}
+
+#[test]
+fn frames_asked_for_more_often_than_the_steps_come_are_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    // dam_break_small: dt 4 ms, so at most 250 frames a second.
+    for (fps, flagged) in [
+        ("30.0", false),
+        ("250.0", false),
+        ("251.0", true),
+        ("1000", true),
+    ] {
+        let text = small().replace("fps = 30.0", &format!("fps = {fps}"));
+        assert!(text.contains(&format!("fps = {fps}")));
+        let w = warnings_of(dir.path(), &text);
+        if flagged {
+            one_warning(w, fps, &["output.fps", "one a step", "250 per second"]);
+        } else {
+            assert!(w.is_empty(), "fps {fps}: {w:?}");
+        }
+    }
+    // With dt = 0.01 (0.0099999998 as f32), 100 frames a second is one a step, not more.
+    let text = small()
+        .replace("fps = 30.0", "fps = 100.0")
+        .replace("dt = 0.004", "dt = 0.01");
+    assert!(warnings_of(dir.path(), &text).is_empty());
 }

@@ -219,11 +219,29 @@ impl Scene {
                 ));
             }
         }
+        out.extend(self.frame_rate_warning());
         out.extend(self.thin_block_warnings());
         out.extend(self.inflow_warnings());
         out.extend(self.motion_warnings());
         out.extend(self.iteration_warnings());
         out
+    }
+
+    /// Frames asked for more often than the steps come: a frame is taken at the first step at or
+    /// after its time, so there is at most one a step.
+    fn frame_rate_warning(&self) -> Option<String> {
+        let (fps, dt) = (seconds(self.output.fps), seconds(self.time.dt));
+        (fps * dt > 1.0 + 1e-9).then(|| {
+            format!(
+                "output.fps = {}: a frame every {:.3e} s, but a step is {} s and frames are taken \
+                 at steps: there will be one a step ({} per second); fps <= {} asks for no more",
+                self.output.fps,
+                1.0 / fps,
+                self.time.dt,
+                short(1.0 / dt),
+                short(1.0 / dt)
+            )
+        })
     }
 
     /// Blocks thinner than r along an axis: their one layer of particles holds a slab 2r thick,
@@ -358,4 +376,10 @@ impl Scene {
         }
         out
     }
+}
+
+/// `x` with at most 4 decimals and none trailing (`250`, `333.3333`).
+fn short(x: f64) -> String {
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
