@@ -236,7 +236,7 @@ impl Inflow {
         // own sites come), with a margin for rounding: a layer leaves when the last has moved
         // exactly one pitch on.
         let s = self.spacing * 0.999;
-        // A due time within rounding of the step's end counts as reached (both are decimals in f64).
+        // A due time within rounding of the step's end counts as reached.
         let reached = |at: f64| at <= t + 1e-9;
         for source in &mut self.sources {
             match source {
