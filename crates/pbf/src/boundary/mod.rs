@@ -362,8 +362,8 @@ impl ColliderSet {
 
 /// Particles per chunk in the solids' passes: each chunk keeps the solids whose reach overlaps
 /// its points' box ([`ColliderSet::near`]). Particles are in cell order, so 32 of them span a
-/// couple of cells; the solver's 256 span a row of the grid, and in a bed of 512 small spheres
-/// each kept dozens the particle then tested one by one (collision handling 50% of the step).
+/// couple of cells, where the solver's 256 span a row of the grid: in a bed of many small
+/// solids, a row's box keeps dozens that each particle would test one by one.
 const NEAR_CHUNK: usize = 32;
 
 /// The solids near a chunk of particles: up to [`Near::INLINE`] without allocating, more in a

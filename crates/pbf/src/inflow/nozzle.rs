@@ -154,9 +154,9 @@ impl EmitterSpec {
     /// The spacing across a circle nozzle of `n` sites: `√(π R² / n)`, so that each site carries
     /// its share of the area (a single site: `s`). The `n` lattice points of spacing `s` within
     /// the radius do not cover its edge exactly (12 for the 12.6 spacings² of a radius of 2
-    /// spacings); left at spacing `s`, the layers had to close up to carry the flux (4.5% there:
-    /// the jet left the nozzle 4.7% denser than the water, and that excess, let go as it left
-    /// the guide zone, drove its core 19% faster than the nozzle's speed).
+    /// spacings); left at spacing `s`, the layers would close up to carry the flux, the jet would
+    /// leave denser than the water, and that excess, let go at the end of the guide zone, would
+    /// drive its core faster than the nozzle.
     pub fn circle_spacing(&self, s: f32, n: usize) -> f32 {
         if n > 1 {
             (self.area() / n as f32).sqrt()

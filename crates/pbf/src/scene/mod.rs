@@ -28,9 +28,8 @@ pub use schema::*;
 /// A time the scene gives in seconds (read as f32), as the decimal written in the file: the
 /// shortest decimal that reads back as `x` (`0.01`, not `0.009999999776`). Every scheduled time
 /// and the solver's clock (`steps × dt`) are taken this way, so a step, a frame or an event due
-/// at a time the scene writes falls on it whatever the binary rounding of `dt`: with
-/// `dt = 0.01` the clock summed from the f32 step fell 2e-10 s a step behind, and a run to
-/// `end = 2` took 201 steps, skipped a frame of `fps = 100` and opened timed blocks a step late.
+/// at a time the scene writes falls on it whatever the binary rounding of `dt` (a clock summed
+/// from the f32 step drifts from the decimal by that rounding every step).
 pub fn seconds(x: f32) -> f64 {
     let decimal = x.to_string().parse::<f64>();
     decimal.unwrap_or(x as f64)
