@@ -341,7 +341,7 @@ impl Solver {
         let n = self.fluid.len();
         let (dt, g) = (self.dt, self.gravity);
         // Moving solids to where they are at the end of this step.
-        let end = (self.steps + 1) as f64 * self.dt_seconds;
+        let end = self.time_after(self.steps + 1);
         self.colliders.set_step(self.time, end);
         let colliders = &self.colliders;
         let guides = &self.guides;
@@ -383,10 +383,15 @@ impl Solver {
         scatter_back(perm, &mut f.swirl, &mut self.tmp_f32);
     }
 
+    /// The simulated time after `steps` steps: from the count, not summed, so it does not drift
+    /// from the decimal by the binary rounding of dt.
+    fn time_after(&self, steps: u64) -> f64 {
+        steps as f64 * self.dt_seconds
+    }
+
     fn finish_step(&mut self) {
         self.steps += 1;
-        // From the step count, not summed: no drift from the binary rounding of dt.
-        self.time = self.steps as f64 * self.dt_seconds;
+        self.time = self.time_after(self.steps);
         // New particles after the step, at the end of it: the next step sorts them in.
         let held = self.fluid.len();
         if let Some(inflow) = &mut self.inflow {
