@@ -4,10 +4,12 @@
 //!
 //! Owns: the [`Collider`] interface and the [`ColliderSet`] the solver holds; in files of their
 //! own the tank ([`tank::BoxTank`]), obstacles ([`obstacle::Obstacle`]: a [`shape::Shape`] placed,
-//! rotated and moved by a [`motion::Motion`]) and the wall density table
-//! ([`wall_table::WallTable`]). Does not touch: particles.
+//! rotated and moved by a [`motion::Motion`]), the wall density table
+//! ([`wall_table::WallTable`]) and the tank's walls as mirrors ([`mirror::MirrorWalls`], when
+//! the scene asks for them). Does not touch: particles.
 
 pub mod mesh;
+pub mod mirror;
 pub mod motion;
 pub mod obstacle;
 pub mod shape;
@@ -17,6 +19,7 @@ pub mod wall_overlap;
 pub mod wall_table;
 
 pub use mesh::Mesh;
+pub use mirror::MirrorWalls;
 pub use motion::Motion;
 pub use obstacle::Obstacle;
 pub use shape::Shape;
@@ -90,6 +93,9 @@ pub trait Collider: Send + Sync {
 pub struct ColliderSet {
     walls: Vec<Box<dyn Collider>>,
     solids: Vec<Box<dyn Collider>>,
+    /// The tank's walls as mirrors (`pbf.walls = "mirror"`; the tank then adds no density of
+    /// its own): the density constraint sums the images ([`mirror`]).
+    mirror: Option<MirrorWalls>,
     /// Wall-clock time of the solids' passes since the last [`take_time`](Self::take_time), ns.
     spent_ns: AtomicU64,
 }
@@ -100,8 +106,22 @@ impl ColliderSet {
         ColliderSet {
             walls,
             solids,
+            mirror: None,
             spent_ns: AtomicU64::new(0),
         }
+    }
+
+    /// The set with the tank's walls as `mirror` (the tank among `walls` must then add no
+    /// density of its own: [`BoxTank::mirrored`]).
+    pub fn with_mirror(mut self, mirror: Option<MirrorWalls>) -> Self {
+        self.mirror = mirror;
+        self
+    }
+
+    /// The walls as mirrors, if the scene asks for them.
+    #[inline]
+    pub fn mirror(&self) -> Option<&MirrorWalls> {
+        self.mirror.as_ref()
     }
 
     /// Whether there are solids (and so passes of their own).

@@ -19,6 +19,8 @@ pub struct BoxTank {
     pub r: f32,
     table: WallTable,
     overlap: WallOverlap,
+    /// The walls are mirrors (`mirror`): no density or support from the table.
+    mirrored: bool,
 }
 
 impl BoxTank {
@@ -30,6 +32,17 @@ impl BoxTank {
             r,
             table,
             overlap,
+            mirrored: false,
+        }
+    }
+
+    /// The tank whose walls are mirrors ([`super::mirror`], summed by the density constraint):
+    /// it keeps particles in and pulls with adhesion, and adds no density or support of its
+    /// own.
+    pub fn mirrored(self) -> Self {
+        BoxTank {
+            mirrored: true,
+            ..self
         }
     }
 }
@@ -111,7 +124,7 @@ impl Collider for BoxTank {
     /// 2r of an edge, where the cap of [`super::support::MAX_SHARE`] bounds it).
     #[inline]
     fn support(&self, p: Vec3A) -> Support {
-        if self.far_from_walls(p) {
+        if self.mirrored || self.far_from_walls(p) {
             return Support::NONE;
         }
         let mut diag = Vec3A::ZERO;
@@ -137,7 +150,7 @@ impl Collider for BoxTank {
     /// the walls, the regions behind an edge or a corner counted once.
     #[inline]
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
-        if self.far_from_walls(p) {
+        if self.mirrored || self.far_from_walls(p) {
             return (0.0, Vec3A::ZERO);
         }
         let mut rho = 0.0;

@@ -25,7 +25,11 @@
 //! - with `pbf.wall_gradient` (the default), a particle within h of a wall or solid has the
 //!   λ-difference part of `Δp`, `Σ_j (λ_j − λ_i) ∇W_ij`, scaled by `(1 − Φ)⁻¹`, `Φ` the
 //!   colliders' share of its kernel moment: the wall carries the fluid's pressure gradient
-//!   (`boundary::support`).
+//!   (`boundary::support`);
+//! - with `pbf.walls = "mirror"`, the tank's walls add no density of their own: the sums above
+//!   run over the mirror images of the neighbors too (`boundary::mirror`), and so does `Δp`
+//!   (`(λ_i + λ_j) ∇W(p_i − R p_j)`, no artificial pressure); the support then acts at solids
+//!   only.
 //!
 //! ω under-relaxes the Jacobi iteration. Each particle sums the corrections of all its
 //! neighbors' constraints, each computed as if it were alone, so some patterns of λ are
@@ -159,6 +163,7 @@ impl PbfConstraints {
             }
             // Density and λ.
             let pp = &*p;
+            let mirror = colliders.mirror();
             let eps = self.eps;
             let wall_gradient = self.wall_gradient;
             colliders.solid_density(pp, solid, wall_gradient.then_some(&mut *share));
@@ -174,8 +179,16 @@ impl PbfConstraints {
                     let mut e = 0u64;
                     for o in 0..rho.len() {
                         let i = b * CHUNK + o;
-                        let (sum_w, sum_g, sum_g2) =
-                            density_and_gradients::<S>(lists.neighbors(i), i, pp, &k);
+                        let list = lists.neighbors(i);
+                        let (mut sum_w, mut sum_g, mut sum_g2) =
+                            density_and_gradients::<S>(list, i, pp, &k);
+                        if let Some(mirror) = mirror {
+                            let images = mirror.images(pp[i]);
+                            if !images.is_empty() {
+                                let s = mirror.constraint_sums::<S>(&images, list, i, pp, &k);
+                                (sum_w, sum_g, sum_g2) = (sum_w + s.w, sum_g + s.g, sum_g2 + s.g2);
+                            }
+                        }
                         let (rho_w, grad_w) = colliders.density(i, pp[i], solid);
                         wall_grad[o] = grad_w;
                         let d = m * cw * sum_w + rho_w;
@@ -223,12 +236,18 @@ impl PbfConstraints {
                 } else {
                     Support::NONE
                 };
-                let dp = if support.is_none() {
+                let mut dp = if support.is_none() {
                     correction::<S>(list, i, pl, &k, params)
                 } else {
                     let (dp, diff) = correction_and_difference::<S>(list, i, pl, &k, params);
                     dp + support.extra(diff)
                 };
+                if let Some(mirror) = mirror {
+                    let images = mirror.images(pp[i]);
+                    if !images.is_empty() {
+                        dp += mirror.correction::<S>(&images, list, i, pl, &k);
+                    }
+                }
                 let li = lambda[i];
                 colliders
                     .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))

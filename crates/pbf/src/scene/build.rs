@@ -4,9 +4,9 @@
 //! Owns: [`solver`], the one place where scene keys become solver parts. Does not touch: the
 //! step itself.
 
-use super::SurfaceTensionMethod;
 use super::{Scene, seconds};
-use crate::boundary::{BoxTank, Collider, ColliderSet, Obstacle, WallTable};
+use super::{SurfaceTensionMethod, WallModel};
+use crate::boundary::{BoxTank, Collider, ColliderSet, MirrorWalls, Obstacle, WallTable};
 use crate::forces::surface_tension::SurfaceTension;
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
@@ -45,7 +45,12 @@ pub fn solver_keeping(world: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
         Vec3A::from_array(scene.tank.max),
     );
     let table = WallTable::new(&kernels, r, mass);
-    let walls: Vec<Box<dyn Collider>> = vec![Box::new(BoxTank::new(tmin, tmax, r, table.clone()))];
+    let tank = BoxTank::new(tmin, tmax, r, table.clone());
+    let (tank, mirror) = match scene.pbf.walls {
+        WallModel::Lattice => (tank, None),
+        WallModel::Mirror => (tank.mirrored(), Some(MirrorWalls::new(tmin, tmax, h))),
+    };
+    let walls: Vec<Box<dyn Collider>> = vec![Box::new(tank)];
     let mut solids: Vec<Box<dyn Collider>> = Vec::new();
     for o in &scene.obstacle {
         solids.push(Box::new(Obstacle::new(
@@ -57,7 +62,7 @@ pub fn solver_keeping(world: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
             table.clone(),
         )));
     }
-    let colliders = ColliderSet::new(walls, solids);
+    let colliders = ColliderSet::new(walls, solids).with_mirror(mirror);
     let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
     let q = &scene.pbf;
     let s_corr = ArtificialPressure {

@@ -288,6 +288,24 @@ pub struct PbfParams {
     /// (`checkpoint::scene_key`).
     #[serde(skip_serializing_if = "is_default")]
     pub kernel: KernelKind,
+    /// How the tank's walls enter the density constraint: `"lattice"` (the default: a frozen
+    /// lattice of wall particles, tabulated, with the pressure-gradient support of
+    /// `wall_gradient`) or `"mirror"` (the mirror image of the water: `boundary::mirror`).
+    /// Obstacles keep the lattice either way. Written only when not the default (as `kernel`).
+    #[serde(skip_serializing_if = "is_default")]
+    pub walls: WallModel,
+}
+
+/// `pbf.walls`: what the tank's walls are to the density constraint.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WallModel {
+    /// A frozen lattice of wall particles behind each wall, tabulated by distance
+    /// (`boundary::wall_table`), with the pressure-gradient support (`pbf.wall_gradient`).
+    #[default]
+    Lattice,
+    /// The mirror image of the water across each wall, edge and corner (`boundary::mirror`).
+    Mirror,
 }
 
 /// Whether `value` is its type's default: a key added after checkpoints were first written is
@@ -322,6 +340,7 @@ impl Default for PbfParams {
             xsph: 0.01,
             wall_gradient: true,
             kernel: KernelKind::Poly6Spiky,
+            walls: WallModel::Lattice,
         }
     }
 }

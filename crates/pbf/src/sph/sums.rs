@@ -215,6 +215,24 @@ pub fn chunks<'a, P: Point>(list: &'a [u32], i: usize, p: &'a [P]) -> Chunks<'a,
     }
 }
 
+/// The chunks of `list` (particle `i`'s neighbor list) with offsets taken from `center`
+/// instead of `p[i]`: `r = center − p_j`, particle `i`'s own lane included like any other (a
+/// mirror wall sums its images this way: `boundary::mirror`).
+#[inline(always)]
+pub fn chunks_around<'a, P: Point>(
+    list: &'a [u32],
+    i: usize,
+    p: &'a [P],
+    center: Vec3A,
+) -> Chunks<'a, P> {
+    Chunks {
+        list,
+        i,
+        p,
+        pi: center,
+    }
+}
+
 impl<P: Point> Iterator for Chunks<'_, P> {
     type Item = Chunk;
 
