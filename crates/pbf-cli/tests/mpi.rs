@@ -118,6 +118,21 @@ fn an_emitter_with_a_moving_obstacle_split_four_ways_is_the_one_process_run() {
 }
 
 #[test]
+fn mirror_walls_split_three_ways_are_the_one_process_run() {
+    // The dam break with the tank's walls as mirrors (their images are summed from each
+    // particle's own list, ghosts included) at the paper scenes' h = 5.4r, split across x: the
+    // end processes hold the side walls, every process a stretch of the floor.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/configs/dam_break_small.toml"))
+        .unwrap()
+        .replacen("[pbf]", "[pbf]\nwalls = \"mirror\"", 1)
+        .replacen("[particles]", "[particles]\nkernel_radius = 0.135", 1);
+    assert!(text.contains("walls = \"mirror\"") && text.contains("0.135"));
+    let (_dir, one, three) = one_and_split(&text, 3, 150);
+    assert!(same_files(&one, &three) >= 10);
+}
+
+#[test]
 fn a_block_appearing_over_water_split_across_x_skips_the_sites_one_process_skips() {
     // The slabs cut x (the tank's longest axis); the block appears over the pool's top two
     // layers, so about 400 of its 1,000 sites are taken and must be skipped, each decided by
