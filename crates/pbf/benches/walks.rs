@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
     group
         .sample_size(50)
         .measurement_time(Duration::from_secs(3));
-    for kind in [KernelKind::Poly6Spiky, KernelKind::CubicSpline] {
+    for kind in KernelKind::ALL {
         let k = Kernels::with_kind(solver.kernel_radius(), kind);
         let id = |pass: &str| format!("{pass}/{kind:?}/{n}");
         pbf::by_shape!(kind, S => {

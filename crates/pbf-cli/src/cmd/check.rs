@@ -88,6 +88,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
         match scene.pbf.kernel {
             pbf::sph::KernelKind::Poly6Spiky => "poly6 density, spiky gradient",
             pbf::sph::KernelKind::CubicSpline => "cubic spline",
+            pbf::sph::KernelKind::Spiky => "spiky density and gradient",
         }
     );
     outln!(

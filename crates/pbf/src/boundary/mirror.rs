@@ -227,7 +227,7 @@ impl MirrorWalls {
 mod tests {
     use super::*;
     use crate::sph::KernelKind;
-    use crate::sph::shapes::{CubicSpline, Poly6Spiky};
+    use crate::sph::shapes::{CubicSpline, Poly6Spiky, Spiky};
 
     const R: f32 = 0.01;
     /// Sites per side of the test tank (the lattice fills it wall to wall).
@@ -280,6 +280,7 @@ mod tests {
         match k.kind {
             KernelKind::Poly6Spiky => m.constraint_sums::<Poly6Spiky>(&images, l, i, p, k),
             KernelKind::CubicSpline => m.constraint_sums::<CubicSpline>(&images, l, i, p, k),
+            KernelKind::Spiky => m.constraint_sums::<Spiky>(&images, l, i, p, k),
         }
     }
 
@@ -287,7 +288,7 @@ mod tests {
     fn the_rest_lattice_sees_itself_continued_at_faces_edges_and_corners() {
         // A particle of the lattice r from the walls sees the images continue the lattice: its
         // density is the infinite lattice's, at a face, an edge and a corner alike.
-        for kind in [KernelKind::Poly6Spiky, KernelKind::CubicSpline] {
+        for kind in KernelKind::ALL {
             for h_over_r in [4.0, 5.4] {
                 let k = Kernels::with_kind(h_over_r * R, kind);
                 let (p, mirror) = tank(k.h);

@@ -282,10 +282,10 @@ pub struct PbfParams {
     /// (`boundary::support`). False: the model before 2026-11-27.
     pub wall_gradient: bool,
     /// The pair of kernels: `"poly6_spiky"` (the default: poly6 for density, the spiky gradient
-    /// for corrections and forces, as Macklin & Müller) or `"cubic_spline"` (the cubic spline
-    /// and its own gradient, as SPlisHSPlasH): [`crate::sph::kernels`]. Written only when not
-    /// the default, so the scene key of a checkpoint from before this key existed still matches
-    /// (`checkpoint::scene_key`).
+    /// for corrections and forces, as Macklin & Müller), `"cubic_spline"` (the cubic spline and
+    /// its own gradient, as SPlisHSPlasH) or `"spiky"` (spiky for both):
+    /// [`crate::sph::kernels`]. Written only when not the default, so the scene key of a
+    /// checkpoint from before this key existed still matches (`checkpoint::scene_key`).
     #[serde(skip_serializing_if = "is_default")]
     pub kernel: KernelKind,
     /// How the tank's walls enter the density constraint: `"lattice"` (the default: a frozen

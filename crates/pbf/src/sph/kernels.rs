@@ -1,5 +1,5 @@
 //! The smoothing kernels, in 3D, with support radius `h`: a pair of shapes, one for density
-//! (`W`) and one whose gradient drives the position corrections (`∇W`). Two pairs
+//! (`W`) and one whose gradient drives the position corrections (`∇W`). Three pairs
 //! ([`KernelKind`], `pbf.kernel`):
 //!
 //! - **`poly6_spiky`** (the default; Macklin & Müller 2013, after Müller et al. 2003): density
@@ -12,6 +12,9 @@
 //!   `1/2 < q ≤ 1`; its own gradient, `∇W = −48 / (π h⁴) · ψ(q) · r / |r|` with
 //!   `ψ = q (2 − 3q)` inside and `(1 − q)²` outside, drives the corrections: density and
 //!   correction are consistent.
+//! - **`spiky`**: spiky for both, `W(r) = 15 / (π h⁶) · (h − r)³` and its own gradient (the
+//!   default pair's): consistent like the cubic spline, at about the default's cost (the
+//!   gradient's `|r|` gives the density too).
 //!
 //! Each kernel integrates to 1 over its support (tested numerically against the radial integral
 //! `4π ∫₀ʰ W(r) r² dr`), and the gradient matches finite differences of the density shape it is
@@ -32,6 +35,17 @@ pub enum KernelKind {
     Poly6Spiky,
     /// The cubic spline and its own gradient.
     CubicSpline,
+    /// Spiky for density and its own gradient for corrections.
+    Spiky,
+}
+
+impl KernelKind {
+    /// Every pair.
+    pub const ALL: [KernelKind; 3] = [
+        KernelKind::Poly6Spiky,
+        KernelKind::CubicSpline,
+        KernelKind::Spiky,
+    ];
 }
 
 /// Kernel constants for one support radius and pair of shapes.
@@ -61,6 +75,7 @@ impl Kernels {
         let (w_coef, grad_coef) = match kind {
             KernelKind::Poly6Spiky => (315.0 / (64.0 * PI * hd.powi(9)), -45.0 / (PI * hd.powi(6))),
             KernelKind::CubicSpline => (8.0 / (PI * hd.powi(3)), -48.0 / (PI * hd.powi(4))),
+            KernelKind::Spiky => (15.0 / (PI * hd.powi(6)), -45.0 / (PI * hd.powi(6))),
         };
         Kernels {
             h,
@@ -73,7 +88,7 @@ impl Kernels {
     }
 
     /// The density kernel's constant: `W = c · shape` (poly6: `(h² − r²)³`; cubic: the spline
-    /// polynomial in `q`).
+    /// polynomial in `q`; spiky: `(h − |r|)³`).
     pub fn w_coef(&self) -> f32 {
         self.w_coef
     }
@@ -104,6 +119,10 @@ impl Kernels {
                     2.0 * a * a * a
                 }
             }
+            KernelKind::Spiky => {
+                let e = self.h - r2.sqrt();
+                e * e * e
+            }
         }
     }
 
@@ -129,7 +148,7 @@ impl Kernels {
             return Vec3A::ZERO;
         }
         match self.kind {
-            KernelKind::Poly6Spiky => {
+            KernelKind::Poly6Spiky | KernelKind::Spiky => {
                 let d = self.h - len;
                 r * (self.grad_coef * d * d / len)
             }
@@ -151,7 +170,7 @@ impl Kernels {
 mod tests {
     use super::*;
 
-    const KINDS: [KernelKind; 2] = [KernelKind::Poly6Spiky, KernelKind::CubicSpline];
+    const KINDS: [KernelKind; 3] = KernelKind::ALL;
 
     /// `4π ∫₀ʰ f(r) r² dr` by Simpson's rule.
     fn radial_integral(h: f64, f: impl Fn(f64) -> f64) -> f64 {
@@ -173,13 +192,14 @@ mod tests {
     }
 
     /// The function whose gradient [`Kernels::grad`] is, written out independently: spiky
-    /// `15 / (π h⁶) (h − r)³` for the default pair, the cubic spline itself for the other.
+    /// `15 / (π h⁶) (h − r)³` for the default pair and the spiky one, the cubic spline itself for
+    /// the cubic.
     fn potential(kind: KernelKind, h: f64, r: f64) -> f64 {
         if r > h {
             return 0.0;
         }
         match kind {
-            KernelKind::Poly6Spiky => 15.0 / (PI * h.powi(6)) * (h - r).powi(3),
+            KernelKind::Poly6Spiky | KernelKind::Spiky => 15.0 / (PI * h.powi(6)) * (h - r).powi(3),
             KernelKind::CubicSpline => {
                 let q = r / h;
                 let s = 8.0 / (PI * h.powi(3));

@@ -2,7 +2,7 @@
 //! ([`super::kernels::KernelKind`]), so a pass is compiled once per pair and the choice costs
 //! nothing inside its loop ([`by_shape!`](crate::by_shape)).
 //!
-//! Owns: [`Shape`], [`Poly6Spiky`], [`CubicSpline`]. Does not touch: the constants (applied by
+//! Owns: [`Shape`], [`Poly6Spiky`], [`CubicSpline`], [`Spiky`]. Does not touch: the constants (applied by
 //! each pass after its sums, [`super::Kernels::w_coef`], [`super::Kernels::grad_coef`]) or what
 //! a pass sums.
 
@@ -68,6 +68,22 @@ impl Shape for CubicSpline {
     }
 }
 
+/// Spiky for both: `max(h − |r|, 0)³` and the spiky factor (the same `|r|` for both).
+pub struct Spiky;
+
+impl Shape for Spiky {
+    #[inline(always)]
+    fn w(c: &Chunk, k: &Kernels) -> f32x8 {
+        let e = (f32x8::splat(k.h) - c.r2.sqrt()).fast_max(f32x8::ZERO);
+        e * e * e * c.mask
+    }
+
+    #[inline(always)]
+    fn g(c: &Chunk, k: &Kernels, tiny: f32) -> f32x8 {
+        c.spiky(k.h, tiny)
+    }
+}
+
 /// Runs `$body` with the type alias `$S` set to the [`Shape`] of `$kind` (a
 /// [`super::kernels::KernelKind`]): `by_shape!(k.kind, S => pass::<S>(..))`.
 #[macro_export]
@@ -80,6 +96,10 @@ macro_rules! by_shape {
             }
             $crate::sph::kernels::KernelKind::CubicSpline => {
                 type $S = $crate::sph::shapes::CubicSpline;
+                $body
+            }
+            $crate::sph::kernels::KernelKind::Spiky => {
+                type $S = $crate::sph::shapes::Spiky;
                 $body
             }
         }
@@ -104,7 +124,7 @@ mod tests {
             p.push(p[0] - Vec3A::new(0.6, -0.48, 0.64) * t);
         }
         let list: Vec<u32> = (0..p.len() as u32).collect();
-        for kind in [KernelKind::Poly6Spiky, KernelKind::CubicSpline] {
+        for kind in KernelKind::ALL {
             let k = Kernels::with_kind(h, kind);
             let mut at = 0;
             for c in chunks(&list, 0, &p) {
