@@ -30,6 +30,7 @@
 //! corners alike, with no table.
 
 use crate::by_shape;
+use crate::pressure::correction::density_and_gradients_around;
 use crate::sph::Kernels;
 use crate::sph::shapes::Shape;
 use crate::sph::sums::{Point, chunks_around, vec3};
@@ -148,16 +149,7 @@ impl MirrorWalls {
         let own = [i as u32];
         for (flip, offset) in images.iter() {
             let y = offset + flip * p[i];
-            let z0 = f32x8::ZERO;
-            let (mut w, mut gx, mut gy, mut gz, mut g2) = (z0, z0, z0, z0, z0);
-            for c in chunks_around(list, i, p, y) {
-                w += S::w(&c, k);
-                let g = S::g(&c, k, 0.0);
-                gx += g * c.x;
-                gy += g * c.y;
-                gz += g * c.z;
-                g2 += g * g * c.r2;
-            }
+            let (w, g, g2) = density_and_gradients_around::<S>(list, i, p, y, k);
             // The particle's own image once more (its gradient counts twice), and out of the
             // denominator (it is not a neighbor's constraint gradient).
             let (gs, gs2) = match chunks_around(&own, i, p, y).next() {
@@ -167,9 +159,9 @@ impl MirrorWalls {
                 }
                 None => (Vec3A::ZERO, 0.0),
             };
-            out.w += w.reduce_add();
-            out.g += flip * (vec3(gx, gy, gz) + gs);
-            out.g2 += g2.reduce_add() - gs2;
+            out.w += w;
+            out.g += flip * (g + gs);
+            out.g2 += g2 - gs2;
         }
         out
     }

@@ -7,7 +7,7 @@
 use super::pbf::ArtificialPressure;
 use crate::sph::Kernels;
 use crate::sph::shapes::Shape;
-use crate::sph::sums::{Point, chunks, powi, vec3};
+use crate::sph::sums::{Point, chunks, chunks_around, powi, vec3};
 use glam::{Vec3A, Vec4};
 use wide::f32x8;
 
@@ -22,9 +22,22 @@ pub fn density_and_gradients<S: Shape>(
     p: &[Vec3A],
     k: &Kernels,
 ) -> (f32, Vec3A, f32) {
+    density_and_gradients_around::<S>(list, i, p, p[i], k)
+}
+
+/// [`density_and_gradients`] with the offsets taken from `center` instead of `p[i]` (particle
+/// `i`'s own lane counted like any other: a mirror wall's image sums, `boundary::mirror`).
+#[inline(always)]
+pub fn density_and_gradients_around<S: Shape>(
+    list: &[u32],
+    i: usize,
+    p: &[Vec3A],
+    center: Vec3A,
+    k: &Kernels,
+) -> (f32, Vec3A, f32) {
     let z0 = f32x8::ZERO;
     let (mut w, mut gx, mut gy, mut gz, mut g2) = (z0, z0, z0, z0, z0);
-    for c in chunks(list, i, p) {
+    for c in chunks_around(list, i, p, center) {
         w += S::w(&c, k);
         let g = S::g(&c, k, 0.0);
         gx += g * c.x;
