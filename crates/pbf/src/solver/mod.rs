@@ -598,11 +598,13 @@ impl Solver {
                 v: &f.v,
                 kernels: &k,
                 mass: m,
-                wall: &|i| match colliders.mirror() {
-                    None => colliders.density(i, p[i], solid).0,
-                    Some(mirror) => {
-                        colliders.density(i, p[i], solid).0
-                            + m * k.w_coef() * mirror.density_sum(lists, i, p, &k)
+                wall: &|i| {
+                    let walls = colliders.density(i, p[i], solid).0;
+                    match colliders.mirror() {
+                        None => walls,
+                        Some(mirror) => {
+                            walls + m * k.w_coef() * mirror.density_sum(lists, i, p, &k)
+                        }
                     }
                 },
                 swirl: &f.swirl,
