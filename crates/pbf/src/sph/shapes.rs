@@ -2,9 +2,9 @@
 //! ([`super::kernels::KernelKind`]), so a pass is compiled once per pair and the choice costs
 //! nothing inside its loop ([`by_shape!`](crate::by_shape)).
 //!
-//! Owns: [`Shape`], [`Poly6Spiky`], [`CubicSpline`], [`Spiky`]. Does not touch: the constants (applied by
-//! each pass after its sums, [`super::Kernels::w_coef`], [`super::Kernels::grad_coef`]) or what
-//! a pass sums.
+//! Owns: [`Shape`], [`Poly6Spiky`], [`CubicSpline`], [`Spiky`]. Does not touch: the constants
+//! (applied by each pass after its sums, [`super::Kernels::w_coef`],
+//! [`super::Kernels::grad_coef`]) or what a pass sums.
 
 use super::Kernels;
 use super::sums::Chunk;
