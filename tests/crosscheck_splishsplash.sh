@@ -13,12 +13,13 @@ cd "$(dirname "$0")/.."
 venv=${PEERS_HOME:-$HOME/.cache/pbf-peers}/splishsplash
 [[ -x $venv/bin/splash ]] || { echo "run ../shared/peers/splishsplash-pbf once to install the peer" >&2; exit 2; }
 libs=$(ls -d "$venv"/lib/python3*/site-packages/pysplishsplash.libs | head -n 1)
+r=0.025  # particles.radius of configs/dam_break_small.toml
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/scene.json" <<EOF
 {
   "Configuration": {
-    "particleRadius": 0.025, "simulationMethod": 2, "gravitation": [0, -9.81, 0],
+    "particleRadius": $r, "simulationMethod": 2, "gravitation": [0, -9.81, 0],
     "timeStepSize": 0.004, "cflMethod": 0, "stopAt": 1.5, "enableVTKExport": true,
     "dataExportFPS": 10, "particleAttributes": "velocity", "enablePartioExport": false,
     "boundaryHandlingMethod": 2,
@@ -35,15 +36,16 @@ EOF
 LD_PRELOAD="$(ls "$libs"/libGLdispatch-*.so* | head -n 1) $(ls "$libs"/libGLX-*.so* | head -n 1)" \
   OMP_NUM_THREADS=2 "$venv/bin/splash" --no-gui --no-cache --output-dir "$work/peer" "$work/scene.json" >"$work/log.txt" 2>&1
 cargo run --release --quiet -- run configs/dam_break_small.toml --until 1.5 --set output.fps=10 -o "$work/ours" --quiet
-python3 - "$work" <<'EOF'
+python3 - "$work" "$r" <<'EOF'
 import os, sys, numpy as np, vtk
 from vtk.util.numpy_support import vtk_to_numpy
-work = sys.argv[1]
+work, R = sys.argv[1], float(sys.argv[2])
 def read(path):
     r = vtk.vtkXMLUnstructuredGridReader() if path.endswith(".vtu") else vtk.vtkGenericDataObjectReader()
     r.SetFileName(path); r.Update(); g = r.GetOutput()
     return vtk_to_numpy(g.GetPoints().GetData()), vtk_to_numpy(g.GetPointData().GetArray("velocity"))
-R = 0.025
+# What row() returns, in order (the CSV's columns for each code, the chart's curves).
+COLS = ["top_m", "side_top_m", "far_top_m", "kinetic_J_kg", "potential_J_kg", "mechanical_J_kg", "floor_r"]
 def row(p, v):
     side, far = p[np.abs(p[:, 2]) > 0.6], p[p[:, 0] > 1.8]
     ke, pe = (0.5 * (v ** 2).sum(1)).mean(), (9.81 * p[:, 1]).mean()
@@ -60,9 +62,8 @@ for k in range(0, 16):
     rows.append([k / 10] + o + s)
     print(f"{k / 10:5.1f} | {fmt(o)} | {fmt(s)}")
 if os.environ.get("CSV_OUT"):
-    cols = ["top_m", "side_top_m", "far_top_m", "kinetic_J_kg", "potential_J_kg", "mechanical_J_kg", "floor_r"]
     with open(os.environ["CSV_OUT"], "w") as f:
-        f.write(",".join(["time_s"] + ["pbf_" + c for c in cols] + ["peer_" + c for c in cols]) + "\n")
+        f.write(",".join(["time_s"] + ["pbf_" + c for c in COLS] + ["peer_" + c for c in COLS]) + "\n")
         for r in rows:
             f.write(",".join(f"{x:.6g}" for x in r) + "\n")
 if os.environ.get("CHART_OUT"):
@@ -71,11 +72,12 @@ if os.environ.get("CHART_OUT"):
     import matplotlib.pyplot as plt
     a = np.array(rows)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
-    for (name, o, style) in [("pbf", 1, "-"), ("SPlisHSPlasH", 8, "--")]:
-        ax.plot(a[:, 0], a[:, o + 3], "C0" + style, label=f"{name} kinetic")
-        ax.plot(a[:, 0], a[:, o + 4], "C1" + style, label=f"{name} potential (from y = 0)")
-        ax.plot(a[:, 0], a[:, o + 5], "C2" + style, label=f"{name} mechanical")
-        bx.plot(a[:, 0], a[:, o + 6], "k" + style, label=name)
+    for (name, first, style) in [("pbf", 1, "-"), ("SPlisHSPlasH", 1 + len(COLS), "--")]:
+        col = lambda c: a[:, first + COLS.index(c)]
+        ax.plot(a[:, 0], col("kinetic_J_kg"), "C0" + style, label=f"{name} kinetic")
+        ax.plot(a[:, 0], col("potential_J_kg"), "C1" + style, label=f"{name} potential (from y = 0)")
+        ax.plot(a[:, 0], col("mechanical_J_kg"), "C2" + style, label=f"{name} mechanical")
+        bx.plot(a[:, 0], col("floor_r"), "k" + style, label=name)
     ax.set_xlabel("t (s)"); ax.set_ylabel("J per kg"); ax.grid(alpha=0.3); ax.legend(fontsize=8)
     ax.set_title("dam_break_small: energy per kg, solid pbf, dashed SPlisHSPlasH")
     bx.set_xlabel("t (s)"); bx.set_ylabel("bottom layer's height (r)"); bx.set_ylim(0, 4.5)
