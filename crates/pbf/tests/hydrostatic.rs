@@ -374,3 +374,47 @@ fn water_over_a_box_on_the_floor_starts_on_its_top_face() {
         lowest / r
     );
 }
+
+/// Issue 19's still water, as `configs/still_tank.toml` ships it (0.5 m of water in a closed
+/// tank, r = 0.01, filled on the lattice and started at once; h = 5.4r, the cubic spline,
+/// mirror walls, XSPH 0.15): water at rest stays at rest. After 3 s the mean speed is at most
+/// 0.002 m/s and the fastest particle at most 0.02 m/s, and at no step has the surface (the
+/// highest particle, and the top layer's mean height) moved r from where it started. Measured
+/// 0.00036 and 0.0089 m/s, the surface within 0.8 mm (docs/results.md, stop 47); the same tank
+/// at the default settings moves at 0.0096 m/s, fastest 0.107 (benches/still_vs_energy.sh).
+#[test]
+fn the_still_tank_stays_still_for_three_seconds() {
+    let scene = common::scene("still_tank");
+    let r = scene.particles.radius;
+    let mut s = Solver::new(&scene).unwrap();
+    let n = s.fluid.len();
+    let layer = n / 50; // 50 x 50 sites a layer
+    let heights = |s: &Solver| {
+        let mut y: Vec<f32> = s.fluid.x.iter().map(|p| p.y).collect();
+        y.sort_by(f32::total_cmp);
+        let top = &y[n - layer..];
+        (y[n - 1], top.iter().sum::<f32>() / layer as f32)
+    };
+    let (highest0, layer0) = heights(&s);
+    let mut moved = 0.0f32;
+    let steps = (scene.time.end / scene.time.dt).round() as usize;
+    for _ in 0..steps {
+        s.step();
+        let (highest, top) = heights(&s);
+        moved = moved
+            .max((highest - highest0).abs())
+            .max((top - layer0).abs());
+    }
+    let speeds: Vec<f32> = s.fluid.v.iter().map(|v| v.length()).collect();
+    let mean = speeds.iter().sum::<f32>() / n as f32;
+    let fastest = speeds.iter().copied().fold(0.0, f32::max);
+    eprintln!(
+        "still tank at {:.1} s: mean {mean:.5} m/s, fastest {fastest:.4} m/s, surface moved {:.2} mm",
+        s.time,
+        moved * 1000.0
+    );
+    assert!((s.time - 3.0).abs() < 1e-3, "ran to {} s", s.time);
+    assert!(mean <= 0.002, "mean speed {mean} m/s after 3 s");
+    assert!(fastest <= 0.02, "fastest {fastest} m/s after 3 s");
+    assert!(moved < r, "the surface moved {moved} m (r = {r})");
+}
