@@ -28,9 +28,14 @@ fn column(extra: &[&str]) -> Scene {
 
 /// The mean height of the highest tenth of the particles.
 fn surface(s: &Solver) -> f32 {
+    mean_of_highest(s, s.fluid.len() / 10)
+}
+
+/// The mean height of the `count` highest particles.
+fn mean_of_highest(s: &Solver, count: usize) -> f32 {
     let mut y: Vec<f32> = s.fluid.x.iter().map(|p| p.y).collect();
     y.sort_by(f32::total_cmp);
-    let top = &y[y.len() - y.len() / 10..];
+    let top = &y[y.len() - count..];
     top.iter().sum::<f32>() / top.len() as f32
 }
 
@@ -389,12 +394,7 @@ fn the_still_tank_stays_still_for_three_seconds() {
     let mut s = Solver::new(&scene).unwrap();
     let n = s.fluid.len();
     let layer = n / 50; // 50 x 50 sites a layer
-    let heights = |s: &Solver| {
-        let mut y: Vec<f32> = s.fluid.x.iter().map(|p| p.y).collect();
-        y.sort_by(f32::total_cmp);
-        let top = &y[n - layer..];
-        (y[n - 1], top.iter().sum::<f32>() / layer as f32)
-    };
+    let heights = |s: &Solver| (mean_of_highest(s, 1), mean_of_highest(s, layer));
     let (highest0, layer0) = heights(&s);
     let mut moved = 0.0f32;
     let steps = (scene.time.end / scene.time.dt).round() as usize;
