@@ -16,6 +16,9 @@ trap 'rm -rf "$work"' EXIT
 csv=${CSV_OUT:-out/still_vs_energy.csv}
 mkdir -p "$(dirname "$csv")"
 xsph=${XSPH:-"0 0.01 0.03 0.1 0.15 0.3"}
+r_still=0.01  # particles.radius of configs/still_tank.toml
+r_dam=0.025   # particles.radius of configs/dam_break_small.toml
+header="model,xsph,dam_break_E1_over_E0,still_mean_m_s,still_max_m_s,surface_moved_mm"
 
 # model name, then the keys as multiples of r (h) and the model's walls and kernels.
 models=(
@@ -26,9 +29,9 @@ models=(
 point() { # model h_over_r walls kernel xsph
   local tag=$1_$5 keys
   keys=(--set "pbf.walls=\"$3\"" --set "pbf.kernel=\"$4\"" --set "pbf.xsph=$5" --set output.format=\"none\" --quiet --threads 1)
-  "$pbf" run configs/still_tank.toml -o "$work/st_$tag" --set "particles.kernel_radius=$(python3 -c "print(round($2 * 0.01, 6))")" "${keys[@]}" >/dev/null
-  "$pbf" run configs/dam_break_small.toml --until 1.0 -o "$work/db_$tag" --set "particles.kernel_radius=$(python3 -c "print(round($2 * 0.025, 6))")" "${keys[@]}" >/dev/null
-  python3 - "$work" "$tag" "$1" "$5" >"$work/row_$tag" <<'EOF'
+  "$pbf" run configs/still_tank.toml -o "$work/st_$tag" --set "particles.kernel_radius=$(awk "BEGIN{print $2 * $r_still}")" "${keys[@]}" >/dev/null
+  "$pbf" run configs/dam_break_small.toml --until 1.0 -o "$work/db_$tag" --set "particles.kernel_radius=$(awk "BEGIN{print $2 * $r_dam}")" "${keys[@]}" >/dev/null
+  python3 - "$work" "$tag" "$1" "$5" <<'EOF'
 import csv, sys
 work, tag, model, x = sys.argv[1:]
 st = list(csv.DictReader(open(f"{work}/st_{tag}/energy.csv")))
@@ -37,18 +40,17 @@ top = [float(r["top_m"]) - float(st[0]["top_m"]) for r in st]
 e = float(db[-1]["mechanical_J"]) / float(db[0]["mechanical_J"])
 print(f"{model},{x},{e:.4f},{float(st[-1]['speed_mean_m_s']):.6f},{float(st[-1]['speed_max_m_s']):.5f},{1000 * max(map(abs, top)):.2f}")
 EOF
-  cat "$work/row_$tag"
 }
 export -f point
-export pbf work
+export pbf work r_still r_dam
 jobs=()
 for m in "${models[@]}"; do
   IFS=: read -r name h walls kernel <<<"$m"
   for x in $xsph; do jobs+=("$name $h $walls $kernel $x"); done
 done
-echo "model,xsph,dam_break_E1_over_E0,still_mean_m_s,still_max_m_s,surface_moved_mm"
+echo "$header"
 printf '%s\n' "${jobs[@]}" | xargs -P 2 -L 1 bash -c 'point "$@"' _ | sort -t, -k1,1 -k2,2g | tee "$work/rows"
-{ echo "model,xsph,dam_break_E1_over_E0,still_mean_m_s,still_max_m_s,surface_moved_mm"; cat "$work/rows"; } >"$csv"
+{ echo "$header"; cat "$work/rows"; } >"$csv"
 echo "wrote $csv"
 if [[ -n ${CHART_OUT:-} ]]; then
   python3 - "$csv" "$CHART_OUT" <<'EOF'

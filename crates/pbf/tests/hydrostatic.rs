@@ -28,13 +28,19 @@ fn column(extra: &[&str]) -> Scene {
 
 /// The mean height of the highest tenth of the particles.
 fn surface(s: &Solver) -> f32 {
-    mean_of_highest(s, s.fluid.len() / 10)
+    let y = heights_ascending(s);
+    mean_of_highest(&y, y.len() / 10)
 }
 
-/// The mean height of the `count` highest particles.
-fn mean_of_highest(s: &Solver, count: usize) -> f32 {
+/// The particles' heights, lowest first.
+fn heights_ascending(s: &Solver) -> Vec<f32> {
     let mut y: Vec<f32> = s.fluid.x.iter().map(|p| p.y).collect();
     y.sort_by(f32::total_cmp);
+    y
+}
+
+/// The mean of the `count` highest of heights sorted lowest first.
+fn mean_of_highest(y: &[f32], count: usize) -> f32 {
     let top = &y[y.len() - count..];
     top.iter().sum::<f32>() / top.len() as f32
 }
@@ -394,7 +400,10 @@ fn the_still_tank_stays_still_for_three_seconds() {
     let mut s = Solver::new(&scene).unwrap();
     let n = s.fluid.len();
     let layer = n / 50; // 50 x 50 sites a layer
-    let heights = |s: &Solver| (mean_of_highest(s, 1), mean_of_highest(s, layer));
+    let heights = |s: &Solver| {
+        let y = heights_ascending(s);
+        (y[n - 1], mean_of_highest(&y, layer))
+    };
     let (highest0, layer0) = heights(&s);
     let mut moved = 0.0f32;
     let steps = (scene.time.end / scene.time.dt).round() as usize;
