@@ -76,12 +76,12 @@ enum Command {
     /// scaling.svg (time per particle-step against particles) into the output folder.
     Scaling(cmd::scaling::Args),
     /// Compare a collapsing water column with experiment: run the scene, track its surge front
-    /// and print it against Martin & Moyce (1952) at their measured times (Z = front / a against
-    /// T = t sqrt(2 g / a), their column of height 2a), at one or several resolutions. Writes
-    /// validation.csv (the front after every step), validation.json (the compared points, mean
-    /// and largest difference, per run) and validation.svg (the chart) into the output folder.
-    /// With --tolerance P, exits with 1 if any covered point differs by more than P %; 2 for bad
-    /// input.
+    /// and print it against Martin & Moyce (1952) and Koshizuka & Oka (1996) at their measured
+    /// times (Z = front / a against T = t sqrt(2 g / a), columns of height 2a), at one or several
+    /// resolutions. Writes validation.csv (the front after every step), validation.json (the
+    /// compared points, mean and largest difference, per run and experiment) and validation.svg
+    /// (the chart) into the output folder. With --tolerance P, exits with 1 if any covered point
+    /// differs from Martin & Moyce's by more than P %; 2 for bad input.
     Validate(cmd::validate::Args),
 }
 

@@ -1,10 +1,11 @@
-//! `pbf validate`: the surge front of a collapsing column against Martin & Moyce (1952).
+//! `pbf validate`: the surge front of a collapsing column against Martin & Moyce (1952) and
+//! Koshizuka & Oka (1996).
 
 use crate::args::{input, load_scene, output_dir, with_threads, write_text};
 use crate::progress::{Bar, interrupt_flag};
 use anyhow::{Result, bail};
 use pbf::experiments::validation::{
-    FrontRun, FrontTrack, MARTIN_MOYCE, Run, csv, json, svg, table,
+    EXPERIMENTS, FrontRun, FrontTrack, MARTIN_MOYCE, Run, csv, json, svg, table,
 };
 use pbf::run::{step_loop, steps_until};
 use pbf::scene::Scene;
@@ -35,7 +36,7 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     radii: Vec<f32>,
-    /// Exit with 1 if any experimental point differs from a run by more than P %.
+    /// Exit with 1 if any of Martin & Moyce's points differs from a run by more than P %.
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// No progress display.
@@ -155,7 +156,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             "validation.svg",
             &svg(&base.name, &runs).map_err(|e| anyhow::anyhow!(e))?,
         )?;
-        outln!("surge front against Martin & Moyce (1952), n² = 2");
+        outln!("surge front against Martin & Moyce (1952) and Koshizuka & Oka (1996), n² = 2");
         for run in &runs {
             outln!(
                 "\n{}: column a = {:.4} m, n² = {:.3}",
@@ -163,7 +164,10 @@ pub fn main(a: Args) -> Result<ExitCode> {
                 run.track.a,
                 run.track.n2
             );
-            out!("{}", table(&run.track.compare()));
+            for e in &EXPERIMENTS {
+                outln!("against {}:", e.name);
+                out!("{}", table(e, &run.track.compare_with(e)));
+            }
             if run.track.blocked {
                 outln!(
                     "the front reached the far wall at T = {:.2}; later points are not compared",
@@ -204,7 +208,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
                     .expect("rows is not empty");
                 if worst.error_pct().abs() > p {
                     bail!(
-                        "{}: at T = {:.2} the front is {:+.1}% from the experiment, more than --tolerance {p}%",
+                        "{}: at T = {:.2} the front is {:+.1}% from Martin & Moyce's, more than --tolerance {p}%",
                         run.label(),
                         worst.t,
                         worst.error_pct()

@@ -15,6 +15,13 @@
 //! since Koshizuka & Oka (1996). (Two independent tabulations of this run, one read from the
 //! paper's tables and one digitized from its Figure 3, agree to 0.03 in Z.)
 //!
+//! S. Koshizuka and Y. Oka, "Moving-particle semi-implicit method for fragmentation of
+//! incompressible fluid", Nucl. Sci. Eng. 123 (1996) 421-434, repeated the experiment with a
+//! column `L` = 14.6 cm wide and `2L` high (the same `n² = 2`, two and a half times Martin &
+//! Moyce's width): [`KOSHIZUKA_OKA`] is its front, `Z = z / L` against `T = t √(2 g / L)`, as
+//! digitized from their figure in PySPH's dam-break examples (`db_exp_data.py`). Both runs are
+//! compared ([`EXPERIMENTS`]); `--tolerance` judges against Martin & Moyce's.
+//!
 //! ## The simulation's front
 //! `a` is the column's initial width, from the end wall to the outer face of its last particle
 //! (`max x + r`), so `Z(0) = 1`; the front at any time is likewise `max x + r` from that wall.
@@ -76,6 +83,44 @@ pub const MARTIN_MOYCE: [(f64, f64); 15] = [
     (2.98, 3.67),
     (3.11, 3.89),
     (3.33, 4.11),
+];
+
+/// Koshizuka & Oka (1996), `n² = 2`, `L = 14.6 cm`: `(T, Z)` scaled as [`MARTIN_MOYCE`] (their
+/// point at `T = 0`, `Z = 1`, is every track's start and is left out).
+pub const KOSHIZUKA_OKA: [(f64, f64); 8] = [
+    (0.381, 1.111),
+    (0.769, 1.252),
+    (1.153, 1.505),
+    (1.537, 1.892),
+    (1.935, 2.241),
+    (2.323, 2.615),
+    (2.719, 3.003),
+    (3.096, 3.624),
+];
+
+/// A measured surge front of a column with `n² = 2`.
+#[derive(Clone, Copy, Debug)]
+pub struct Experiment {
+    /// Who measured it, and the column's width.
+    pub name: &'static str,
+    /// Its key in `validation.json` (`experiments`).
+    pub key: &'static str,
+    /// `(T, Z)`, `T` ascending.
+    pub points: &'static [(f64, f64)],
+}
+
+/// The experiments every run is compared with; the first is the one `--tolerance` judges by.
+pub const EXPERIMENTS: [Experiment; 2] = [
+    Experiment {
+        name: "Martin & Moyce (1952), a = 2.25 in",
+        key: "martin_moyce_1952",
+        points: &MARTIN_MOYCE,
+    },
+    Experiment {
+        name: "Koshizuka & Oka (1996), L = 14.6 cm",
+        key: "koshizuka_oka_1996",
+        points: &KOSHIZUKA_OKA,
+    },
 ];
 
 /// The front's track through one run: `(T, Z)` after every step, scaled as the experiment.
@@ -188,10 +233,16 @@ impl FrontTrack {
         Some(z0 + (z1 - z0) * (t - t0) / (t1 - t0))
     }
 
-    /// The experiment's points with the simulation's `Z` at the same `T` (those the track
+    /// Martin & Moyce's points with the simulation's `Z` at the same `T` (those the track
     /// covers).
     pub fn compare(&self) -> Vec<Comparison> {
-        MARTIN_MOYCE
+        self.compare_with(&EXPERIMENTS[0])
+    }
+
+    /// `experiment`'s points with the simulation's `Z` at the same `T` (those the track covers).
+    pub fn compare_with(&self, experiment: &Experiment) -> Vec<Comparison> {
+        experiment
+            .points
             .iter()
             .filter_map(|&(t, z)| {
                 self.z_at(t).map(|sim| Comparison {
@@ -256,6 +307,10 @@ pub fn json(scene: &str, runs: &[Run]) -> String {
         .map(|run| {
             let rows = run.track.compare();
             let (mean, largest) = summary(&rows);
+            let experiments: serde_json::Map<String, serde_json::Value> = EXPERIMENTS
+                .iter()
+                .map(|e| (e.key.to_string(), compared(e, &run.track.compare_with(e))))
+                .collect();
             serde_json::json!({
                 // Through their shortest decimal form, so 0.005 reads 0.005 and not its f64 widening.
                 "radius": run.radius.to_string().parse::<f64>().unwrap_or(f64::NAN),
@@ -274,6 +329,7 @@ pub fn json(scene: &str, runs: &[Run]) -> String {
                 "mean_abs_difference_pct": mean,
                 "max_abs_difference_pct": largest,
                 "front_blocked_by_far_wall": run.track.blocked,
+                "experiments": experiments,
             })
         })
         .collect();
@@ -281,8 +337,27 @@ pub fn json(scene: &str, runs: &[Run]) -> String {
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
 }
 
-/// The comparison as a table, with the mean and largest absolute difference.
-pub fn table(rows: &[Comparison]) -> String {
+/// One experiment's comparison in `validation.json`: its name, every covered point and the
+/// summary.
+fn compared(experiment: &Experiment, rows: &[Comparison]) -> serde_json::Value {
+    let (mean, largest) = summary(rows);
+    serde_json::json!({
+        "name": experiment.name,
+        "points": rows.iter().map(|c| serde_json::json!({
+            "T": c.t,
+            "Z_experiment": c.experiment,
+            "Z_simulation": c.simulation,
+            "difference_pct": c.error_pct(),
+        })).collect::<Vec<_>>(),
+        "points_covered": rows.len(),
+        "points_measured": experiment.points.len(),
+        "mean_abs_difference_pct": mean,
+        "max_abs_difference_pct": largest,
+    })
+}
+
+/// The comparison with `experiment` as a table, with the mean and largest absolute difference.
+pub fn table(experiment: &Experiment, rows: &[Comparison]) -> String {
     let mut t = Table::new(&[
         ("T", 6),
         ("Z experiment", 14),
@@ -302,7 +377,7 @@ pub fn table(rows: &[Comparison]) -> String {
         t.note(&format!(
             "mean |difference| {mean:.1}%, largest {largest:.1}% ({} of {} experimental points covered)",
             rows.len(),
-            MARTIN_MOYCE.len()
+            experiment.points.len()
         ));
     }
     t.text().to_string()
@@ -328,7 +403,9 @@ pub fn csv(runs: &[Run]) -> String {
 /// `Z` against `T`: each run as a line, the experiment as points.
 pub fn svg(title: &str, runs: &[Run]) -> Result<String, String> {
     let mut panel = Panel::new(
-        format!("{title}: surge front against Martin & Moyce (1952), n² = 2"),
+        format!(
+            "{title}: surge front against Martin & Moyce (1952) and Koshizuka & Oka (1996), n² = 2"
+        ),
         "T = t sqrt(2 g / a)",
         "Z = front / a",
     );
@@ -346,12 +423,16 @@ pub fn svg(title: &str, runs: &[Run]) -> Result<String, String> {
             Series::line(label, run.track.samples.clone(), color(k))
         })
         .collect();
-    panel.series.push(Series::dots(
-        "Martin & Moyce (1952), a = 2.25 in",
-        MARTIN_MOYCE.to_vec(),
-        BLACK_RGBA,
-        5,
-    ));
+    for (k, e) in EXPERIMENTS.iter().enumerate() {
+        let rgba = if k == 0 {
+            BLACK_RGBA
+        } else {
+            color(runs.len() + k)
+        };
+        panel
+            .series
+            .push(Series::dots(e.name, e.points.to_vec(), rgba, 5));
+    }
     chart(&[panel.fit(0.1)], 900, 560)
 }
 
@@ -386,5 +467,27 @@ mod tests {
             MARTIN_MOYCE.iter().filter(|p| p.0 <= 2.0).count()
         );
         assert!((rows[0].simulation - (1.0 + 0.41)).abs() < 1e-12);
+        let ko = t.compare_with(&EXPERIMENTS[1]);
+        assert_eq!(
+            ko.len(),
+            KOSHIZUKA_OKA.iter().filter(|p| p.0 <= 2.0).count()
+        );
+        assert!((ko[0].simulation - (1.0 + 0.381)).abs() < 1e-12);
+    }
+
+    /// Each experiment's front starts beyond the column's width and only moves on, and behind
+    /// the frictionless shallow-water (Ritter) front `Z = 1 + 2T` (a guard against a mistyped
+    /// point).
+    #[test]
+    fn the_experiments_fronts_advance_behind_ritters() {
+        for e in &EXPERIMENTS {
+            assert!(e.points[0].1 > 1.0, "{}", e.name);
+            for w in e.points.windows(2) {
+                assert!(w[1].0 > w[0].0 && w[1].1 > w[0].1, "{}: {w:?}", e.name);
+            }
+            for &(t, z) in e.points {
+                assert!(z < 1.0 + 2.0 * t, "{}: ({t}, {z})", e.name);
+            }
+        }
     }
 }
