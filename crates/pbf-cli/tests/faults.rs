@@ -399,6 +399,18 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "no particle at t = 0",
         },
         Refused {
+            what: "water only inside a solid (was: a warning, then empty frames)",
+            args: args(&[
+                "run",
+                &scene(t, "buried.toml", |s| {
+                    s + "\n[[obstacle]]\nshape = \"box\"\ncenter = [-1.45, 0.55, 0.0]\nhalf_extents = [0.6, 0.6, 0.6]\n"
+                }),
+                "-o",
+                &o,
+            ]),
+            expect: "the scene has no water",
+        },
+        Refused {
             what: "validate with a bad scene",
             args: args(&["validate", "configs/no_such_scene.toml", "-o", &o]),
             expect: "cannot read the scene file",

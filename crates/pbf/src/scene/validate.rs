@@ -222,6 +222,18 @@ impl Scene {
                 return bad(&format!("obstacle[{k}].{key}"), message);
             }
         }
+        // Water only in blocks, and every block inside solids: a run would write empty frames.
+        if self.emitter.is_empty()
+            && !self.obstacle.is_empty()
+            && (0..self.fluid.len()).all(|k| self.block_sites(k).is_empty())
+        {
+            return bad(
+                "fluid",
+                "every block's lattice sites lie inside or within r of an obstacle, and there is \
+                 no emitter: the scene has no water (move the blocks or the solids)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
