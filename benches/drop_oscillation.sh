@@ -4,11 +4,14 @@
 # l = 2 mode. A damped cosine fitted to the anisotropy from 0.4 s gives the damped frequency w and
 # the decay b; the undamped w0 = sqrt(w^2 + b^2) with Rayleigh's w0^2 = 8 sigma / (rho R^3) (R of
 # the sphere holding the particles' volume, N (2r)^3) gives the effective sigma.
-# For each radius in RADII (default 0.004 0.003 0.002 m; h = 4r) and each coefficient in GAMMAS
-# (default 0.05 0.1), `surface_tension.method = "akinci2013"`, XSPH and vorticity off (less damping
-# to fit through), dt 2 ms, 5 s. Writes the rows to CSV_OUT (default out/drop_oscillation.csv) and,
-# with CHART_OUT, sigma against h. About 10 minutes on 2 cores. Not part of CI; needs numpy (and
-# matplotlib for the chart).
+# CASES lists runs as kernel_ratio:drop_size:radii (h = ratio x r; size 1 is a box 0.12 x 0.096 x
+# 0.096 m, R = 64 mm; size 2 twice that, for a large h; radii comma-separated), default
+# "4:1:0.004,0.003,0.002"; each radius runs with each coefficient in GAMMAS (default 0.05 0.1).
+# `surface_tension.method = "akinci2013"`, XSPH and vorticity off (less damping to fit through),
+# dt 2 ms, 5 s x size^1.5. Writes the rows to CSV_OUT (default out/drop_oscillation.csv) and, with
+# CHART_OUT, sigma against h with sigma = c gamma h^2 fitted per kernel ratio. About 8 minutes on
+# 2 cores for the default; docs/results.md (stop 48) adds "5.4:1:0.003 5.4:2:0.005,0.004"
+# (another 15). Not part of CI; needs numpy (and matplotlib for the chart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -17,19 +20,24 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=${CSV_OUT:-out/drop_oscillation.csv}
 mkdir -p "$(dirname "$csv")"
-radii=${RADII:-"0.004 0.003 0.002"}
+cases=${CASES:-"4:1:0.004,0.003,0.002"}
 gammas=${GAMMAS:-"0.05 0.1"}
 rho=1000.0
 
 # Box sides multiples of 0.024 m: whole spacings at every default radius (2r = 8, 6, 4 mm).
-cat >"$work/drop.toml" <<EOF
+drop() { # size: the box and the tank scaled by it
+  local t a b
+  t=$(awk "BEGIN{print 0.2 * $1}")
+  a=$(awk "BEGIN{print 0.06 * $1}")
+  b=$(awk "BEGIN{print 0.048 * $1}")
+  cat <<EOF
 name = "drop"
 [tank]
-min = [-0.2, -0.2, -0.2]
-max = [0.2, 0.2, 0.2]
+min = [-$t, -$t, -$t]
+max = [$t, $t, $t]
 [[fluid]]
-min = [-0.06, -0.048, -0.048]
-max = [0.06, 0.048, 0.048]
+min = [-$a, -$b, -$b]
+max = [$a, $b, $b]
 [particles]
 radius = 0.004
 rest_density = $rho
@@ -37,7 +45,7 @@ rest_density = $rho
 gravity = [0.0, 0.0, 0.0]
 [time]
 dt = 0.002
-end = 5.0
+end = $(awk "BEGIN{print 5.0 * $1 ^ 1.5}")
 [pbf]
 xsph = 0.0
 vorticity = 0.0
@@ -45,19 +53,24 @@ vorticity = 0.0
 method = "akinci2013"
 [output]
 format = "vtk"
-fps = 100.0
+fps = 50.0
 EOF
+}
 
-echo "radius_m,kernel_radius_m,gamma,particles,drop_radius_m,omega_rad_s,decay_1_s,omega0_rad_s,sigma_N_m,fit_rms" >"$csv"
-for r in $radii; do
-  for g in $gammas; do
-    out="$work/r${r}_g$g"
-    "$pbf" run "$work/drop.toml" -o "$out" --quiet --set "particles.radius=$r" \
-      --set "surface_tension.coefficient=$g" >/dev/null
-    python3 - "$out" "$r" "$g" "$rho" >>"$csv" <<'EOF'
+echo "kernel_ratio,drop_size,radius_m,kernel_radius_m,gamma,particles,drop_radius_m,omega_rad_s,decay_1_s,omega0_rad_s,sigma_N_m,fit_rms" >"$csv"
+for case in $cases; do
+  IFS=: read -r ratio size radii <<<"$case"
+  drop "$size" >"$work/drop.toml"
+  for r in ${radii//,/ }; do
+    for g in $gammas; do
+      out="$work/k${ratio}_s${size}_r${r}_g$g"
+      "$pbf" run "$work/drop.toml" -o "$out" --quiet --set "particles.radius=$r" \
+        --set "particles.kernel_radius=$(awk "BEGIN{print $ratio * $r}")" \
+        --set "surface_tension.coefficient=$g" >/dev/null
+      python3 - "$out" "$r" "$g" "$rho" "$ratio" "$size" >>"$csv" <<'EOF'
 import glob, json, re, sys
 import numpy as np
-out, r, g, rho = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+out, r, g, rho, ratio, size = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
 rows = []
 for f in sorted(glob.glob(f"{out}/frame_*.vtk")):
     d = open(f, "rb").read()
@@ -73,7 +86,7 @@ k = t >= 0.4
 tt, y = t[k] - 0.4, e[k]
 best = None
 for b in np.linspace(0.0, 8.0, 161):
-    for w in np.linspace(0.5, 60.0, 1191):
+    for w in np.linspace(0.2, 60.0, 1197):
         basis = np.stack([np.exp(-b * tt) * np.cos(w * tt), np.exp(-b * tt) * np.sin(w * tt), np.ones_like(tt)], 1)
         c = np.linalg.lstsq(basis, y, rcond=None)[0]
         res = ((basis @ c - y) ** 2).sum()
@@ -84,9 +97,10 @@ n = json.load(open(f"{out}/summary.json"))["particles"]
 big_r = (3.0 * n * (2.0 * r) ** 3 / (4.0 * np.pi)) ** (1.0 / 3.0)
 w0 = np.hypot(w, b)
 sigma = w0 * w0 * rho * big_r ** 3 / 8.0
-print(f"{r},{4 * r},{g},{n},{big_r:.4f},{w:.3f},{b:.3f},{w0:.3f},{sigma:.4f},{np.sqrt(res / len(y)):.4f}")
+print(f"{ratio:g},{size},{r},{ratio * r:.4g},{g},{n},{big_r:.4f},{w:.3f},{b:.3f},{w0:.3f},{sigma:.4f},{np.sqrt(res / len(y)):.4f}")
 EOF
-    tail -1 "$csv"
+      tail -1 "$csv"
+    done
   done
 done
 
@@ -98,19 +112,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 rows = list(csv.DictReader(open(sys.argv[1])))
-# One rule through every point: sigma = a gamma h (least squares through the origin).
-gh = np.array([float(r["gamma"]) * float(r["kernel_radius_m"]) for r in rows])
-a = (gh * np.array([float(r["sigma_N_m"]) for r in rows])).sum() / (gh * gh).sum()
-fig, ax = plt.subplots(figsize=(6, 4))
-for g in sorted({r["gamma"] for r in rows}, key=float):
-    pts = sorted((float(r["kernel_radius_m"]), float(r["sigma_N_m"])) for r in rows if r["gamma"] == g)
-    h, s = np.array(pts).T
-    ax.plot(h * 1000, s * 1000, "o-", label=f"coefficient γ = {g}")
-    ax.plot(h * 1000, a * float(g) * h * 1000, ":", color=ax.lines[-1].get_color(), lw=1)
+fig, ax = plt.subplots(figsize=(6.5, 4.2))
+fits = []
+k = 0
+for ratio in sorted({r["kernel_ratio"] for r in rows}, key=float):
+    mine = [r for r in rows if r["kernel_ratio"] == ratio]
+    # sigma = c gamma h^2, c by least squares through the origin over this ratio's points.
+    gh2 = np.array([float(r["gamma"]) * float(r["kernel_radius_m"]) ** 2 for r in mine])
+    c = (gh2 * np.array([float(r["sigma_N_m"]) for r in mine])).sum() / (gh2 * gh2).sum()
+    fits.append(f"h = {ratio}r: σ ≈ {c:,.0f} γ h²")
+    for g in sorted({r["gamma"] for r in mine}, key=float):
+        pts = sorted((float(r["kernel_radius_m"]), float(r["sigma_N_m"])) for r in mine if r["gamma"] == g)
+        h, s = np.array(pts).T
+        ax.plot(h * 1000, s * 1000, "o-" if k % 2 == 0 else "s-", color=f"C{k}", label=f"h = {ratio}r, γ = {g}")
+        hh = np.linspace(h.min(), h.max(), 50)
+        ax.plot(hh * 1000, c * float(g) * hh ** 2 * 1000, ":", color=f"C{k}", lw=1)
+        k += 1
 ax.axhline(72.8, color="grey", lw=1, ls="--", label="water at 20 °C, 72.8 mN/m")
-ax.set_xlabel("kernel radius h [mm] (h = 4r)")
+ax.set_xlabel("kernel radius h [mm]")
 ax.set_ylabel("effective surface tension σ [mN/m]")
-ax.set_title(f"Akinci 2013's γ is not σ: a drop's l = 2 oscillation\n(dotted: σ ≈ {a:.0f} γ h, fitted through all points)", fontsize=10)
+ax.set_title("Akinci 2013's γ is not σ: a drop's l = 2 oscillation\n(dotted: " + "; ".join(fits) + ", σ in N/m, h in m)", fontsize=9)
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 fig.tight_layout()
