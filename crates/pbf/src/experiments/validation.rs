@@ -300,37 +300,31 @@ impl Run {
     }
 }
 
-/// The runs as JSON: per run the column, every covered point and the summary.
+/// The runs as JSON: per run the column, and per experiment every covered point and the summary
+/// (`experiments.<key>`); Martin & Moyce's also at the run's top level, as before the second
+/// experiment came.
 pub fn json(scene: &str, runs: &[Run]) -> String {
     let runs: Vec<serde_json::Value> = runs
         .iter()
         .map(|run| {
-            let rows = run.track.compare();
-            let (mean, largest) = summary(&rows);
             let experiments: serde_json::Map<String, serde_json::Value> = EXPERIMENTS
                 .iter()
                 .map(|e| (e.key.to_string(), compared(e, &run.track.compare_with(e))))
                 .collect();
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 // Through their shortest decimal form, so 0.005 reads 0.005 and not its f64 widening.
                 "radius": run.radius.to_string().parse::<f64>().unwrap_or(f64::NAN),
                 "dt": run.dt.to_string().parse::<f64>().unwrap_or(f64::NAN),
                 "particles": run.particles,
                 "a_m": run.track.a,
                 "n2": run.track.n2,
-                "points": rows.iter().map(|c| serde_json::json!({
-                    "T": c.t,
-                    "Z_experiment": c.experiment,
-                    "Z_simulation": c.simulation,
-                    "difference_pct": c.error_pct(),
-                })).collect::<Vec<_>>(),
-                "points_covered": rows.len(),
-                "points_measured": MARTIN_MOYCE.len(),
-                "mean_abs_difference_pct": mean,
-                "max_abs_difference_pct": largest,
                 "front_blocked_by_far_wall": run.track.blocked,
-                "experiments": experiments,
-            })
+            });
+            let first = experiments[EXPERIMENTS[0].key].as_object().cloned();
+            let top = v.as_object_mut().expect("a JSON object");
+            top.extend(first.into_iter().flatten().filter(|(k, _)| k != "name"));
+            top.insert("experiments".into(), experiments.into());
+            v
         })
         .collect();
     let v = serde_json::json!({ "scene": scene, "experiment": "Martin & Moyce (1952), n2 = 2, a = 2.25 in", "runs": runs });
