@@ -517,9 +517,9 @@ fn a_block_holds_its_volume_within_half_a_layer() {
 }
 
 /// Sources that give no water, or give it into a solid, are flagged before a run: a block or
-/// an emitter starting at or after the end, a block wholly inside an obstacle, a nozzle inside
-/// one when it opens, a nozzle under water when it opens, a block thinner than r (it gives more
-/// water, not none), a nozzle over another open at the same time.
+/// an emitter starting at or after the end, a block wholly inside an obstacle (beside one that
+/// gives water), a nozzle inside one when it opens, a nozzle under water when it opens, a block
+/// thinner than r (it gives more water, not none), a nozzle over another open at the same time.
 #[test]
 fn sources_that_give_no_water_are_flagged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -538,9 +538,14 @@ fn sources_that_give_no_water_are_flagged() {
         &format!("{block}{nozzle}start = 1.2\nend = 1.5\n"),
         &["emitter[0].start", "opens only"],
     );
-    let solid =
-        "[[obstacle]]\nshape = \"box\"\ncenter = [0.5, 0.5, 0.5]\nhalf_extents = [0.6, 0.6, 0.6]\n";
-    one(&format!("{block}{solid}"), &["fluid[0]", "no particle"]);
+    // A block wholly inside a solid beside one that gives water (with no other water the scene
+    // is refused: faults.rs).
+    let solid = "[[obstacle]]\nshape = \"box\"\ncenter = [0.25, 0.25, 0.25]\nhalf_extents = [0.3, 0.3, 0.3]\n";
+    let beside = "[[fluid]]\nmin = [0.65, 0.0, 0.65]\nmax = [0.95, 0.3, 0.95]\n";
+    one(
+        &format!("{block}{beside}{solid}"),
+        &["fluid[0]", "no particle"],
+    );
     // A sphere around the nozzle's centre takes some of its 5 x 5 sites (spacing 0.02 m).
     let sphere = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 0.8, 0.5]\nradius = 0.02\n";
     one(
