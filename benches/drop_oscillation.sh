@@ -12,14 +12,7 @@
 # CHART_OUT, sigma against h with sigma = c gamma h^2 fitted per kernel ratio. About 8 minutes on
 # 2 cores for the default; docs/results.md (stop 48) adds "5.4:1:0.003 5.4:2:0.005,0.004"
 # (another 15). Not part of CI; needs numpy (and matplotlib for the chart).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-pbf="${CARGO_TARGET_DIR:-target}/release/pbf"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-csv=${CSV_OUT:-out/drop_oscillation.csv}
-mkdir -p "$(dirname "$csv")"
+source "$(dirname "$0")/prologue.sh"
 cases=${CASES:-"4:1:0.004,0.003,0.002"}
 gammas=${GAMMAS:-"0.05 0.1"}
 rho=1000.0

@@ -7,14 +7,7 @@
 # (default out/still_vs_energy.csv) and, with CHART_OUT, a chart of the two against each other.
 # XSPH="0 0.1" picks the coefficients (default 0 0.01 0.03 0.1 0.15 0.3). About 3 minutes on 2
 # cores (two runs at a time, one thread each). Not part of CI.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-pbf="${CARGO_TARGET_DIR:-target}/release/pbf"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-csv=${CSV_OUT:-out/still_vs_energy.csv}
-mkdir -p "$(dirname "$csv")"
+source "$(dirname "$0")/prologue.sh"
 xsph=${XSPH:-"0 0.01 0.03 0.1 0.15 0.3"}
 r_still=0.01  # particles.radius of configs/still_tank.toml
 r_dam=0.025   # particles.radius of configs/dam_break_small.toml
