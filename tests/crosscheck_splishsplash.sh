@@ -8,7 +8,7 @@
 # Needs the peer's install (../shared/peers/splishsplash-pbf installs it once into
 # ~/.cache/pbf-peers) and VTK for Python (pip install vtk). Not part of CI: it is a comparison to
 # read, not a pass/fail test. RADIUS and DT (defaults 0.025 and 0.004, the config's) run both
-# codes at another resolution (RADIUS=0.0125 DT=0.002: 50,653 particles each, about 5 minutes),
+# codes at another resolution (RADIUS=0.0125 DT=0.002: 59,319 particles each, 5-8 minutes on 2 cores),
 # to see which part of the energy each loses is numerical (it shrinks as r does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
