@@ -11,7 +11,8 @@
 # dt 2 ms, 5 s x size^1.5. Writes the rows to CSV_OUT (default out/drop_oscillation.csv) and, with
 # CHART_OUT, sigma against h with sigma = c gamma h^2 fitted per kernel ratio. About 8 minutes on
 # 2 cores for the default; docs/results.md (stop 48) adds "5.4:1:0.003 5.4:2:0.005,0.004"
-# (another 15). Not part of CI; needs numpy (and matplotlib for the chart).
+# (another 15). EXTRA adds options to every run (EXTRA="--set pbf.scorr_k=0": without the
+# artificial pressure, stop 49). Not part of CI; needs numpy (and matplotlib for the chart).
 source "$(dirname "$0")/prologue.sh"
 cases=${CASES:-"4:1:0.004,0.003,0.002"}
 gammas=${GAMMAS:-"0.05 0.1"}
@@ -57,7 +58,8 @@ for case in $cases; do
   for r in ${radii//,/ }; do
     for g in $gammas; do
       out="$work/k${ratio}_s${size}_r${r}_g$g"
-      "$pbf" run "$work/drop.toml" -o "$out" --quiet --set "particles.radius=$r" \
+      # shellcheck disable=SC2086 # EXTRA is a list of options
+      "$pbf" run "$work/drop.toml" -o "$out" --quiet ${EXTRA:-} --set "particles.radius=$r" \
         --set "particles.kernel_radius=$(awk "BEGIN{print $ratio * $r}")" \
         --set "surface_tension.coefficient=$g" >/dev/null
       python3 - "$out" "$r" "$g" "$rho" "$ratio" "$size" >>"$csv" <<'EOF'

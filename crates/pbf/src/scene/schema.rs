@@ -267,7 +267,8 @@ pub struct PbfParams {
     /// denominator for a particle at rest inside the fluid (default 1e-3; see the solver docs).
     pub relaxation: f32,
     /// Artificial pressure strength k, as a fraction of the λ scale (default 0.01; see the solver
-    /// docs for why this is not the paper's 0.1).
+    /// docs for why this is not the paper's 0.1). It moves particles every iteration, so as an
+    /// acceleration its push on pairs closer than the rest spacing goes as 1 / dt².
     pub scorr_k: f32,
     /// Artificial pressure exponent n (default 4, 1 to 16).
     pub scorr_n: u32,
@@ -275,7 +276,8 @@ pub struct PbfParams {
     pub scorr_dq: f32,
     /// Vorticity confinement strength ε_vort (default 0.01).
     pub vorticity: f32,
-    /// XSPH viscosity coefficient c (default 0.01).
+    /// XSPH viscosity coefficient c (default 0.01): the share of the neighbors' mean velocity
+    /// mixed in each step, so the viscosity it stands for goes as c h² / dt.
     pub xsph: f32,
     /// Whether walls and solids carry the fluid's pressure gradient (default true): a particle
     /// beside one feels the whole gradient of λ, not only its neighbors' part of it
