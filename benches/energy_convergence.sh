@@ -19,17 +19,27 @@ ours() { # tag, then options
   local tag=$1
   shift
   "$pbf" run configs/dam_break_small.toml --until 1.0 -o "$work/$tag" --quiet --threads 1 \
-    --set output.format=\"none\" "$@" >/dev/null
+    --set output.format=\"none\" "$@" >/dev/null || return
   ratio "$work/$tag/energy.csv"
+}
+
+row() { # radius, dt, variant name, then options: one CSV row (fails if the run does)
+  local e
+  e=$(ours "${3}_r${1}_dt${2}" --set "particles.radius=$1" --set "time.dt=$2" "${@:4}")
+  echo "pbf,$1,$2,$3,$e" >>"$csv"
+}
+finish() { # wait for the background rows, failing if one did
+  local pid
+  for pid in $(jobs -p); do wait "$pid"; done
 }
 
 echo "code,radius_m,dt_s,variant,E1_over_E0" >"$csv"
 # The resolution grid, defaults (two runs at a time).
 for r in $radii; do
   for dt in $dts; do
-    echo "pbf,$r,$dt,defaults,$(ours "r${r}_dt$dt" --set "particles.radius=$r" --set "time.dt=$dt")" >>"$csv" &
+    row "$r" "$dt" defaults &
   done
-  wait
+  finish
 done
 # The config's radius: the time step against the regularizers.
 variants=("defaults:" "scorr_k_0:--set pbf.scorr_k=0" "xsph_0:--set pbf.xsph=0"
@@ -39,9 +49,9 @@ for dt in 0.004 0.002 0.001; do
     name=${v%%:*}
     [[ $name == defaults && " $dts " == *" $dt "* && " $radii " == *" 0.025 "* ]] && continue
     # shellcheck disable=SC2086 # the variant's options are a list
-    echo "pbf,0.025,$dt,$name,$(ours "v${name}_dt$dt" --set "time.dt=$dt" ${v#*:})" >>"$csv" &
+    row 0.025 "$dt" "$name" ${v#*:} &
   done
-  wait
+  finish
 done
 if [[ ${PEER:-0} == 1 ]]; then
   for r in $radii; do
