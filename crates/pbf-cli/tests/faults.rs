@@ -573,6 +573,76 @@ fn a_particle_crossing_the_kernel_radius_in_one_step_is_reported() {
     assert!(!text.contains("kernel radii in one step"), "{text}");
 }
 
+/// The largest rise of `energy.csv`'s kinetic + potential energy above its first row, as a
+/// fraction of it (the first row counts: 0 when it only falls).
+fn largest_rise(dir: &Path) -> f64 {
+    let text = std::fs::read_to_string(dir.join("energy.csv")).unwrap();
+    let mut rows = text.lines().skip(1).map(|l| {
+        let c: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+        c[2] + c[3] // kinetic_J + potential_J
+    });
+    let e0 = rows.next().unwrap();
+    rows.fold(0.0, |m, e| f64::max(m, (e - e0) / e0))
+}
+
+#[test]
+fn energy_put_into_a_closed_scene_is_reported() {
+    // Fixed: a setting that pumps (vorticity confinement 100 times the default) tripled the
+    // small dam break's energy by 1 s with no warning; nothing in that scene can put energy in
+    // (no inflow, no late blocks, no moving solid, no surface tension), so kinetic + potential
+    // can only fall, and a rise is the solver's doing.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pump");
+    let run = |until: &str, extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "configs/dam_break_small.toml",
+            "--until",
+            until,
+            "--set",
+            "output.format=\"none\"",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        let (code, text) = pbf(&args(&a));
+        assert_eq!(code, Some(0), "{text}");
+        let s: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        (text, s["energy_gain"].clone(), largest_rise(&out))
+    };
+    let (text, gain, rise) = run("1", &["--set", "pbf.vorticity=1.0"]);
+    assert!(rise > 0.5, "the pumping setting no longer pumps: {rise}");
+    assert!(
+        text.contains("mechanical energy") && text.contains("nothing to put energy in"),
+        "{text}"
+    );
+    let pct = gain["max_pct"].as_f64().unwrap();
+    assert!(
+        (pct - 100.0 * rise).abs() < 1e-3 * pct,
+        "{gain} against energy.csv's {rise}"
+    );
+    // The shipped settings lose energy: no warning, and the summary's largest rise is 0.
+    let (text, gain, rise) = run("1", &["--quiet"]);
+    assert!(
+        rise < 0.05 && !text.contains("nothing to put energy in"),
+        "{text}"
+    );
+    assert!(
+        gain["max_pct"].as_f64().unwrap() <= 100.0 * rise + 1e-9,
+        "{gain}"
+    );
+    // Surface tension turns surface energy into motion: not watched.
+    let (text, gain, _) = run(
+        "0.1",
+        &["--quiet", "--set", "surface_tension.method=\"akinci2013\""],
+    );
+    assert!(
+        gain.is_null() && !text.contains("nothing to put energy in"),
+        "{gain} {text}"
+    );
+}
+
 #[test]
 fn a_stop_request_is_honoured_within_one_constraint_iteration() {
     // Fixed: with a billion iterations the first step never ended and Ctrl-C was only looked at

@@ -8,6 +8,7 @@
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
 use crate::checkpoint::{Checkpoint, RunState};
+use crate::io::energy::{GAIN_WARNING, gain};
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene, seconds};
@@ -93,6 +94,11 @@ pub trait Stepper {
     /// (its neighbors, found once per step, may then miss some); called before
     /// [`after_step`](Self::after_step). The loop warns at the first such step.
     fn fast_step(&mut self) {}
+    /// Something the user should know that the step brought up (shown by the loop's progress
+    /// display, once per message).
+    fn take_warning(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// The one step loop: up to `steps` steps of `stepper`, each preceded by a look at `stop` (set
@@ -144,6 +150,9 @@ pub fn step_loop<S: Stepper>(
                 return Err(e);
             }
         };
+        if let Some(w) = stepper.take_warning() {
+            progress.warn(&w);
+        }
         done = s + 1;
         progress.tick(done, stepper.solver().time);
         if flow == Flow::Stop {
@@ -260,6 +269,11 @@ struct SceneRun<'a> {
     checkpoints: Option<Checkpoints>,
     /// The output folder.
     dir: PathBuf,
+    /// Nothing in the scene puts energy in (`Scene::energy_source`): its rise is watched.
+    closed: bool,
+    /// The energy-rise warning, once made (`warning` holds it until the loop shows it).
+    gain_warned: bool,
+    warning: Option<String>,
 }
 
 /// Where and how often a run saves its state.
@@ -315,9 +329,28 @@ impl SceneRun<'_> {
             return Ok(()); // the end of a run that stopped on a frame time
         }
         self.book.measures.push(m);
+        self.watch_energy();
         self.write_energy()?;
         self.book.phases.output += t.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// In a closed scene, a warning the first time the mechanical energy is more than
+    /// [`GAIN_WARNING`] above its start: the solver is putting energy in (a blow-up on its way,
+    /// or a setting that pumps, such as a strong `pbf.vorticity`).
+    fn watch_energy(&mut self) {
+        if !self.closed || self.gain_warned {
+            return;
+        }
+        if let Some((g, t)) = gain(&self.book.measures)
+            && g > GAIN_WARNING
+        {
+            self.gain_warned = true;
+            self.warning = Some(format!(
+                "t = {t:.4} s: the water's mechanical energy (kinetic + potential, energy.csv) is {:.1}% above its start, in a scene with nothing to put energy in (no inflow, late blocks, moving solids or surface tension): the solver is adding energy, which a blow-up or a setting that pumps does (a strong pbf.vorticity, pbf.omega above its auto value); the summary gives the largest rise",
+                100.0 * g
+            ));
+        }
     }
 
     /// `energy.csv` with the rows so far (rewritten whole, through a rename).
@@ -364,6 +397,10 @@ impl Stepper for SceneRun<'_> {
 
     fn fast_step(&mut self) {
         self.book.fast_steps += 1;
+    }
+
+    fn take_warning(&mut self) -> Option<String> {
+        self.warning.take()
     }
 
     fn after_step(&mut self, _: u64) -> Result<Flow, RunError> {
@@ -431,6 +468,9 @@ pub fn run_scene(
         frame_dt: 1.0 / seconds(scene.output.fps),
         checkpoints,
         dir: opts.dir.clone(),
+        closed: scene.energy_source().is_none(),
+        gain_warned: false,
+        warning: None,
     };
     if !fresh {
         run.write_energy()?; // the checkpoint's rows: none from after it
@@ -510,6 +550,11 @@ pub fn run_scene(
         fast_steps: run.book.fast_steps,
         solve: run.book.solve,
         omega: scene.omega(),
+        energy_gain: if run.closed {
+            gain(&run.book.measures)
+        } else {
+            None
+        },
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

@@ -125,6 +125,15 @@ pub fn main(a: Args) -> Result<ExitCode> {
                     s.steps
                 );
             }
+            if let Some((g, t)) = s
+                .energy_gain
+                .filter(|&(g, _)| g > pbf::io::energy::GAIN_WARNING)
+            {
+                outln!(
+                    "the mechanical energy rose to {:.1}% above its start (t = {t:.4} s) with nothing in the scene to put energy in (see the warning)",
+                    100.0 * g
+                );
+            }
             outln!(
                 "{} frames, summary in {}",
                 s.frames,

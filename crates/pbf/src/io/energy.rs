@@ -88,3 +88,62 @@ pub fn chart_svg(name: &str, rows: &[Measures]) -> Result<String, String> {
         360,
     )
 }
+
+/// A closed scene's mechanical energy may not rise by more than this fraction of its start
+/// before the run warns (a scene whose water stays at rest ends within a few tenths of a
+/// percent of it; energy can only be lost where nothing puts it in).
+pub const GAIN_WARNING: f64 = 0.05;
+
+/// The largest rise of the mechanical energy (kinetic plus potential) over `rows` above the
+/// first row's, as a fraction of it, and the time of that row (the first row itself counts, so
+/// energy that only falls gives 0). `None` without rows, or when the first row holds no energy
+/// to compare with (water at rest without gravity).
+pub fn gain(rows: &[Measures]) -> Option<(f64, f64)> {
+    let e0 = rows.first().map(|r| r.kinetic + r.potential)?;
+    if e0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    rows.iter()
+        .map(|r| ((r.kinetic + r.potential - e0) / e0, r.time))
+        .fold(None, |best: Option<(f64, f64)>, x| match best {
+            Some(b) if b.0 >= x.0 => Some(b),
+            _ => Some(x),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(time: f64, kinetic: f64, potential: f64) -> Measures {
+        Measures {
+            time,
+            particles: 1,
+            kinetic,
+            potential,
+            density_error_pct: 0.0,
+            density_max: 1000.0,
+            speed_mean: 0.0,
+            speed_max: 0.0,
+            top: 0.0,
+        }
+    }
+
+    #[test]
+    fn gain_is_the_largest_rise_over_the_start_and_when() {
+        // 10 J at the start; 9, then 12 (the rise: 20%), then 11.
+        let rows = [
+            row(0.0, 0.0, 10.0),
+            row(0.1, 4.0, 5.0),
+            row(0.2, 7.0, 5.0),
+            row(0.3, 6.0, 5.0),
+        ];
+        let (g, t) = gain(&rows).unwrap();
+        assert!((g - 0.2).abs() < 1e-12 && t == 0.2, "{g} at {t}");
+        // Energy that only falls: the start itself, 0.
+        assert_eq!(gain(&rows[..2]), Some((0.0, 0.0)));
+        // Nothing to compare with.
+        assert_eq!(gain(&[]), None);
+        assert_eq!(gain(&[row(0.0, 0.0, 0.0), row(0.1, 1.0, 0.0)]), None);
+    }
+}

@@ -187,6 +187,26 @@ impl Scene {
         }
     }
 
+    /// What in this scene can put mechanical energy into the water, if anything (the first
+    /// found): inflow, blocks that appear later, moving solids, or surface tension (it turns
+    /// surface energy into motion). `None`: the water's kinetic plus potential energy can only
+    /// fall (gravity is conservative, fixed walls and solids and the pressure do no net work,
+    /// viscosity takes energy out), so a rise is the solver putting energy in, which a run
+    /// reports (`io::energy::gain`).
+    pub fn energy_source(&self) -> Option<&'static str> {
+        if !self.emitter.is_empty() {
+            Some("inflow")
+        } else if self.fluid.iter().any(|b| b.start > 0.0) {
+            Some("blocks that appear later")
+        } else if self.obstacle.iter().any(|o| o.motion.is_some()) {
+            Some("moving solids")
+        } else if self.surface_tension.method != schema::SurfaceTensionMethod::None {
+            Some("surface tension")
+        } else {
+            None
+        }
+    }
+
     /// Doubts about a valid scene, for the user to read (empty when there are none).
     ///
     /// The time step: neighbors are found once per step, from the predicted positions, so a
