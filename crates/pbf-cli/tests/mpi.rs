@@ -366,3 +366,61 @@ fn an_interrupted_split_run_stops_all_processes_after_one_step_and_resumes_exact
     pbf(one.path(), scene, end);
     assert!(same_files(one.path(), split.path()) >= 4);
 }
+
+#[test]
+fn energy_put_into_a_closed_scene_is_said_once_and_reported_as_one_process_does() {
+    // Vorticity confinement 100 times the default pumps the small dam break (faults.rs): split
+    // two ways, process 0 warns once, and mpi.json's largest rise is the one-process summary's.
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    let extra = [
+        "--set",
+        "pbf.vorticity=1.0",
+        "--set",
+        "output.format=\"none\"",
+    ];
+    let o = Command::new(env!("CARGO_BIN_EXE_pbf"))
+        .args([
+            "run",
+            "configs/dam_break_small.toml",
+            "--quiet",
+            "--steps",
+            "250",
+            "-o",
+        ])
+        .arg(&one)
+        .args(extra)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = mpirun_cmd(
+        2,
+        &two,
+        "configs/dam_break_small.toml",
+        250,
+        &[&extra[..], &["--quiet"]].concat(),
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        err.matches("nothing to put energy in").count(),
+        1,
+        "said once:\n{err}"
+    );
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
+    let (a, b) = (
+        read(&one.join("summary.json"))["energy_gain"].clone(),
+        read(&two.join("mpi.json"))["energy_gain"].clone(),
+    );
+    let (pa, pb) = (
+        a["max_pct"].as_f64().unwrap(),
+        b["max_pct"].as_f64().unwrap(),
+    );
+    assert!(pa > 5.0 && (pa - pb).abs() < 1e-6 * pa, "{a} against {b}");
+    assert_eq!(a["time_s"], b["time_s"]);
+}

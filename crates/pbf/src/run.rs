@@ -8,7 +8,7 @@
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
 use crate::checkpoint::{Checkpoint, RunState};
-use crate::io::energy::{GAIN_WARNING, gain};
+use crate::io::energy::gain;
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene, seconds};
@@ -336,20 +336,15 @@ impl SceneRun<'_> {
     }
 
     /// In a closed scene, a warning the first time the mechanical energy is more than
-    /// [`GAIN_WARNING`] above its start: the solver is putting energy in (a blow-up on its way,
+    /// [`GAIN_WARNING`](crate::io::energy::GAIN_WARNING) above its start: the solver is putting energy in (a blow-up on its way,
     /// or a setting that pumps, such as a strong `pbf.vorticity`).
     fn watch_energy(&mut self) {
         if !self.closed || self.gain_warned {
             return;
         }
-        if let Some((g, t)) = gain(&self.book.measures)
-            && g > GAIN_WARNING
-        {
+        if let Some(w) = gain(&self.book.measures).and_then(|g| g.warning()) {
             self.gain_warned = true;
-            self.warning = Some(format!(
-                "t = {t:.4} s: the water's mechanical energy (kinetic + potential, energy.csv) is {:.1}% above its start, in a scene with nothing to put energy in (no inflow, late blocks, moving solids or surface tension): the solver is adding energy, which a blow-up or a setting that pumps does (a strong pbf.vorticity, pbf.omega above its auto value); the summary gives the largest rise",
-                100.0 * g
-            ));
+            self.warning = Some(w);
         }
     }
 

@@ -125,14 +125,8 @@ pub fn main(a: Args) -> Result<ExitCode> {
                     s.steps
                 );
             }
-            if let Some((g, t)) = s
-                .energy_gain
-                .filter(|&(g, _)| g > pbf::io::energy::GAIN_WARNING)
-            {
-                outln!(
-                    "the mechanical energy rose to {:.1}% above its start (t = {t:.4} s) with nothing in the scene to put energy in (see the warning)",
-                    100.0 * g
-                );
+            if let Some(line) = s.energy_gain.and_then(|g| g.closing_line()) {
+                outln!("{line}");
             }
             outln!(
                 "{} frames, summary in {}",
@@ -318,6 +312,9 @@ pub fn main_mpi(
             r.peak_rss_bytes_max as f64 / 1e6
         );
         outln!("{}", r.watch.line());
+        if let Some(line) = r.energy_gain.and_then(|g| g.closing_line()) {
+            outln!("{line}");
+        }
         if r.fast_steps > 0 {
             outln!(
                 "{} of {} steps had a particle crossing the kernel radius in one step",

@@ -81,6 +81,17 @@ pub struct MpiReport {
     /// What the run saw at frame times (closest approaches, fastest particle).
     #[serde(serialize_with = "watch_json")]
     pub watch: Watch,
+    /// In a scene with nothing to put energy in, the largest rise of the mechanical energy
+    /// above its start (as one process's summary has it).
+    #[serde(serialize_with = "gain_json")]
+    pub energy_gain: Option<crate::io::energy::Gain>,
+}
+
+fn gain_json<S: serde::Serializer>(
+    g: &Option<crate::io::energy::Gain>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&g.map(|g| g.json()), s)
 }
 
 fn watch_json<S: serde::Serializer>(w: &Watch, s: S) -> Result<S::Ok, S::Error> {
@@ -298,6 +309,10 @@ pub fn run(
     };
     let first = solver.steps;
     let (mut step_sum, mut imb_max, mut rebalances, mut fast) = (0.0f64, 1.0f64, 0u64, 0u64);
+    // As one process's run: a rise of the energy in a scene with nothing to put it in is
+    // warned about once (every process has the same rows; process 0 says it).
+    let closed = scene.energy_source().is_none();
+    let mut gain_warned = false;
     let mut counters = nsearch::SearchStats::default();
     let mut interrupted = false;
     for _ in first..opts.steps {
@@ -341,6 +356,15 @@ pub fn run(
             out.look(&solver, &halo, opts)?;
             out.frame(&solver, &halo, opts, scene, next_frame)?;
             next_frame += 1;
+            if closed
+                && !gain_warned
+                && let Some(w) = crate::io::energy::gain(&out.rows).and_then(|g| g.warning())
+            {
+                gain_warned = true;
+                if rank == 0 {
+                    progress.warn(&w);
+                }
+            }
         }
         let interrupt = worst[2] > 0.0;
         if let Some(every) = opts.checkpoint_every
@@ -408,5 +432,10 @@ pub fn run(
         },
         peak_rss_bytes_max: peak,
         watch: out.watch,
+        energy_gain: if closed {
+            crate::io::energy::gain(&out.rows)
+        } else {
+            None
+        },
     })
 }

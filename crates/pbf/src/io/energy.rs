@@ -94,19 +94,61 @@ pub fn chart_svg(name: &str, rows: &[Measures]) -> Result<String, String> {
 /// percent of it; energy can only be lost where nothing puts it in).
 pub const GAIN_WARNING: f64 = 0.05;
 
-/// The largest rise of the mechanical energy (kinetic plus potential) over `rows` above the
-/// first row's, as a fraction of it, and the time of that row (the first row itself counts, so
-/// energy that only falls gives 0). `None` without rows, or when the first row holds no energy
-/// to compare with (water at rest without gravity).
-pub fn gain(rows: &[Measures]) -> Option<(f64, f64)> {
+/// The largest rise of the mechanical energy (kinetic plus potential) in a run above its
+/// start ([`gain`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gain {
+    /// A fraction of the start's energy (0 when it only fell).
+    pub rise: f64,
+    /// When, in seconds.
+    pub time: f64,
+}
+
+impl Gain {
+    /// As `summary.json` and `mpi.json` hold it.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({ "max_pct": 100.0 * self.rise, "time_s": self.time })
+    }
+
+    /// In a scene with nothing to put energy in, what the run warns about as it happens
+    /// (`None` while the rise is within [`GAIN_WARNING`]).
+    pub fn warning(&self) -> Option<String> {
+        (self.rise > GAIN_WARNING).then(|| {
+            format!(
+                "t = {:.4} s: the water's mechanical energy (kinetic + potential, energy.csv) is {:.1}% above its start, in a scene with nothing to put energy in (no inflow, late blocks, moving solids or surface tension): the solver is adding energy, which a blow-up or a setting that pumps does (a strong pbf.vorticity, pbf.omega above its auto value); the summary gives the largest rise",
+                self.time,
+                100.0 * self.rise
+            )
+        })
+    }
+
+    /// The run's closing line about it (`None` within [`GAIN_WARNING`]).
+    pub fn closing_line(&self) -> Option<String> {
+        (self.rise > GAIN_WARNING).then(|| {
+            format!(
+                "the mechanical energy rose to {:.1}% above its start (t = {:.4} s) with nothing in the scene to put energy in (see the warning)",
+                100.0 * self.rise,
+                self.time
+            )
+        })
+    }
+}
+
+/// The largest rise of the mechanical energy over `rows` above the first row's (the first row
+/// itself counts, so energy that only falls gives 0). `None` without rows, or when the first
+/// row holds no energy to compare with (water at rest without gravity).
+pub fn gain(rows: &[Measures]) -> Option<Gain> {
     let e0 = rows.first().map(|r| r.kinetic + r.potential)?;
     if e0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     rows.iter()
-        .map(|r| ((r.kinetic + r.potential - e0) / e0, r.time))
-        .fold(None, |best: Option<(f64, f64)>, x| match best {
-            Some(b) if b.0 >= x.0 => Some(b),
+        .map(|r| Gain {
+            rise: (r.kinetic + r.potential - e0) / e0,
+            time: r.time,
+        })
+        .fold(None, |best: Option<Gain>, x| match best {
+            Some(b) if b.rise >= x.rise => Some(b),
             _ => Some(x),
         })
 }
@@ -138,10 +180,19 @@ mod tests {
             row(0.2, 7.0, 5.0),
             row(0.3, 6.0, 5.0),
         ];
-        let (g, t) = gain(&rows).unwrap();
-        assert!((g - 0.2).abs() < 1e-12 && t == 0.2, "{g} at {t}");
-        // Energy that only falls: the start itself, 0.
-        assert_eq!(gain(&rows[..2]), Some((0.0, 0.0)));
+        let g = gain(&rows).unwrap();
+        assert!((g.rise - 0.2).abs() < 1e-12 && g.time == 0.2, "{g:?}");
+        assert!(g.warning().is_some() && g.closing_line().is_some());
+        // Energy that only falls: the start itself, 0, and nothing to say.
+        let g = gain(&rows[..2]).unwrap();
+        assert_eq!(
+            g,
+            Gain {
+                rise: 0.0,
+                time: 0.0
+            }
+        );
+        assert!(g.warning().is_none() && g.closing_line().is_none());
         // Nothing to compare with.
         assert_eq!(gain(&[]), None);
         assert_eq!(gain(&[row(0.0, 0.0, 0.0), row(0.1, 1.0, 0.0)]), None);

@@ -188,9 +188,9 @@ pub struct RunSummary {
     /// The density solve's under-relaxation ω.
     pub omega: f32,
     /// In a scene with nothing to put energy in (`Scene::energy_source`), the largest rise of
-    /// the mechanical energy above its start (a fraction of it) and when (`io::energy::gain`);
-    /// `None` in other scenes or with no energy at the start.
-    pub energy_gain: Option<(f64, f64)>,
+    /// the mechanical energy above its start (`io::energy::gain`); `None` in other scenes or
+    /// with no energy at the start.
+    pub energy_gain: Option<crate::io::energy::Gain>,
 }
 
 impl RunSummary {
@@ -227,7 +227,7 @@ impl RunSummary {
             "frames": self.frames,
             "watch": self.watch.json(),
             "fast_steps": self.fast_steps,
-            "energy_gain": self.energy_gain.map(|(g, t)| serde_json::json!({ "max_pct": 100.0 * g, "time_s": t })),
+            "energy_gain": self.energy_gain.map(|g| g.json()),
             "density_solve": {
                 "omega": self.omega,
                 "iterations_mean": self.solve.iterations_mean(),
