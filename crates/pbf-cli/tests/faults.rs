@@ -622,6 +622,18 @@ fn energy_put_into_a_closed_scene_is_reported() {
         (pct - 100.0 * rise).abs() < 1e-3 * pct,
         "{gain} against energy.csv's {rise}"
     );
+    // Seen only at the run's last look (no frame time between the start and the end): still
+    // said, once.
+    let (text, _, rise) = run(
+        "0.9",
+        &["--set", "pbf.vorticity=1.0", "--set", "output.fps=1"],
+    );
+    assert!(rise > 0.05, "{rise}");
+    assert_eq!(
+        text.matches("above its start").count(),
+        2,
+        "warning and closing line: {text}"
+    );
     // The shipped settings lose energy: no warning, and the summary's largest rise is 0.
     let (text, gain, rise) = run("1", &["--quiet"]);
     assert!(

@@ -8,7 +8,7 @@
 //! terminal (the CLI hands in a stop flag and a [`Progress`]).
 
 use crate::checkpoint::{Checkpoint, RunState};
-use crate::io::energy::gain;
+use crate::io::energy::EnergyWatch;
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene, seconds};
@@ -269,10 +269,9 @@ struct SceneRun<'a> {
     checkpoints: Option<Checkpoints>,
     /// The output folder.
     dir: PathBuf,
-    /// Nothing in the scene puts energy in (`Scene::energy_source`): its rise is watched.
-    closed: bool,
-    /// The energy-rise warning, once made (`warning` holds it until the loop shows it).
-    gain_warned: bool,
+    /// The watch on the energy of a scene with nothing to put energy in; its warning waits in
+    /// `warning` until the loop shows it.
+    energy: EnergyWatch,
     warning: Option<String>,
 }
 
@@ -329,23 +328,12 @@ impl SceneRun<'_> {
             return Ok(()); // the end of a run that stopped on a frame time
         }
         self.book.measures.push(m);
-        self.watch_energy();
+        if let Some(w) = self.energy.look(&self.book.measures) {
+            self.warning = Some(w);
+        }
         self.write_energy()?;
         self.book.phases.output += t.elapsed().as_secs_f64();
         Ok(())
-    }
-
-    /// In a closed scene, a warning the first time the mechanical energy is more than
-    /// [`GAIN_WARNING`](crate::io::energy::GAIN_WARNING) above its start: the solver is putting energy in (a blow-up on its way,
-    /// or a setting that pumps, such as a strong `pbf.vorticity`).
-    fn watch_energy(&mut self) {
-        if !self.closed || self.gain_warned {
-            return;
-        }
-        if let Some(w) = gain(&self.book.measures).and_then(|g| g.warning()) {
-            self.gain_warned = true;
-            self.warning = Some(w);
-        }
     }
 
     /// `energy.csv` with the rows so far (rewritten whole, through a rename).
@@ -463,8 +451,7 @@ pub fn run_scene(
         frame_dt: 1.0 / seconds(scene.output.fps),
         checkpoints,
         dir: opts.dir.clone(),
-        closed: scene.energy_source().is_none(),
-        gain_warned: false,
+        energy: EnergyWatch::new(scene.energy_source().is_none()),
         warning: None,
     };
     if !fresh {
@@ -509,6 +496,10 @@ pub fn run_scene(
         run.checkpoint()?;
     }
     run.look()?;
+    // The last look came after the loop: a warning it made is shown here.
+    if let Some(w) = run.warning.take() {
+        progress.warn(&w);
+    }
     let frames = match run.writer.take() {
         Some(w) => {
             let t = Instant::now();
@@ -545,11 +536,7 @@ pub fn run_scene(
         fast_steps: run.book.fast_steps,
         solve: run.book.solve,
         omega: scene.omega(),
-        energy_gain: if run.closed {
-            gain(&run.book.measures)
-        } else {
-            None
-        },
+        energy_gain: run.energy.report(&run.book.measures),
     };
     let path = opts.dir.join("summary.json");
     write_atomic(&path, |tmp| std::fs::write(tmp, summary.to_json())).map_err(|source| {

@@ -309,10 +309,8 @@ pub fn run(
     };
     let first = solver.steps;
     let (mut step_sum, mut imb_max, mut rebalances, mut fast) = (0.0f64, 1.0f64, 0u64, 0u64);
-    // As one process's run: a rise of the energy in a scene with nothing to put it in is
-    // warned about once (every process has the same rows; process 0 says it).
-    let closed = scene.energy_source().is_none();
-    let mut gain_warned = false;
+    // As one process's run (every process has the same rows; process 0 says it).
+    let mut energy = crate::io::energy::EnergyWatch::new(scene.energy_source().is_none());
     let mut counters = nsearch::SearchStats::default();
     let mut interrupted = false;
     for _ in first..opts.steps {
@@ -356,14 +354,10 @@ pub fn run(
             out.look(&solver, &halo, opts)?;
             out.frame(&solver, &halo, opts, scene, next_frame)?;
             next_frame += 1;
-            if closed
-                && !gain_warned
-                && let Some(w) = crate::io::energy::gain(&out.rows).and_then(|g| g.warning())
+            if let Some(w) = energy.look(&out.rows)
+                && rank == 0
             {
-                gain_warned = true;
-                if rank == 0 {
-                    progress.warn(&w);
-                }
+                progress.warn(&w);
             }
         }
         let interrupt = worst[2] > 0.0;
@@ -382,6 +376,11 @@ pub fn run(
     // The state at the end too, as one process's run looks at it (once, if a frame time).
     if out.rows.last().is_none_or(|l| l.time != solver.time) {
         out.look(&solver, &halo, opts)?;
+        if let Some(w) = energy.look(&out.rows)
+            && rank == 0
+        {
+            progress.warn(&w);
+        }
     }
     if let Some(w) = out.writer.take() {
         w.finish()?;
@@ -432,10 +431,6 @@ pub fn run(
         },
         peak_rss_bytes_max: peak,
         watch: out.watch,
-        energy_gain: if closed {
-            crate::io::energy::gain(&out.rows)
-        } else {
-            None
-        },
+        energy_gain: energy.report(&out.rows),
     })
 }

@@ -2,8 +2,9 @@
 //! error, speeds and highest point, for users to plot (and `pbf` to judge still water, damping
 //! and density control by).
 //!
-//! Owns: [`Measures`] and the CSV's columns and text. Does not touch: the solver (which
-//! measures) or when rows are taken (the run).
+//! Owns: [`Measures`] and the CSV's columns and text, and the watch on a closed scene's energy
+//! ([`EnergyWatch`], [`Gain`]). Does not touch: the solver (which measures) or when rows are
+//! taken (the run).
 
 use serde::{Deserialize, Serialize};
 
@@ -131,6 +132,40 @@ impl Gain {
                 self.time
             )
         })
+    }
+}
+
+/// The watch a run keeps on its energy: in a scene with nothing to put energy in
+/// (`Scene::energy_source` is `None`), the first rise past [`GAIN_WARNING`] is warned about,
+/// and the run's largest rise is reported.
+#[derive(Clone, Copy, Debug)]
+pub struct EnergyWatch {
+    closed: bool,
+    warned: bool,
+}
+
+impl EnergyWatch {
+    /// A watch for a scene that is `closed` (nothing in it puts energy in), or none.
+    pub fn new(closed: bool) -> Self {
+        EnergyWatch {
+            closed,
+            warned: false,
+        }
+    }
+
+    /// After a row is added to `rows`: the warning, the first time there is one.
+    pub fn look(&mut self, rows: &[Measures]) -> Option<String> {
+        if !self.closed || self.warned {
+            return None;
+        }
+        let w = gain(rows).and_then(|g| g.warning());
+        self.warned = w.is_some();
+        w
+    }
+
+    /// The run's largest rise, for its summary (`None` in a scene that is not closed).
+    pub fn report(&self, rows: &[Measures]) -> Option<Gain> {
+        if self.closed { gain(rows) } else { None }
     }
 }
 
