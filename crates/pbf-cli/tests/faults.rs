@@ -644,6 +644,18 @@ fn energy_put_into_a_closed_scene_is_reported() {
         gain["max_pct"].as_f64().unwrap() <= 100.0 * rise + 1e-9,
         "{gain}"
     );
+    // `check` says which scenes are watched, and why not.
+    for (config, says) in [
+        ("configs/dam_break_small.toml", "energy      watched"),
+        ("configs/piston_flume.toml", "not watched (moving solids"),
+        (
+            "configs/thin_sheet.toml",
+            "not watched (no gravity and water at rest",
+        ),
+    ] {
+        let (code, text) = pbf(&args(&["check", config]));
+        assert!(code == Some(0) && text.contains(says), "{config}: {text}");
+    }
     // Surface tension turns surface energy into motion: not watched.
     let (text, gain, _) = run(
         "0.1",

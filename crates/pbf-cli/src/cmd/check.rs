@@ -153,6 +153,19 @@ pub fn main(a: Args) -> Result<ExitCode> {
         scene.time.dt,
         scene.time.end
     );
+    // What the run's energy watch will do (pbf::io::energy::EnergyWatch).
+    let at_rest_weightless =
+        scene.physics.gravity == [0.0; 3] && scene.fluid.iter().all(|b| b.velocity == [0.0; 3]);
+    match scene.energy_source() {
+        Some(source) => outln!("energy      not watched ({source} can put energy in)"),
+        None if at_rest_weightless => outln!(
+            "energy      not watched (no gravity and water at rest: no energy at the start to compare with)"
+        ),
+        None => outln!(
+            "energy      watched: nothing in the scene puts energy in, so the run warns if kinetic + potential rises more than {:.0}% above its start",
+            100.0 * pbf::io::energy::GAIN_WARNING
+        ),
+    }
     outln!("memory      about {:.0} MB", bytes / 1e6);
     Ok(ExitCode::SUCCESS)
 }
