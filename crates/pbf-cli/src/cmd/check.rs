@@ -154,11 +154,9 @@ pub fn main(a: Args) -> Result<ExitCode> {
         scene.time.end
     );
     // What the run's energy watch will do (pbf::io::energy::EnergyWatch).
-    let at_rest_weightless =
-        scene.physics.gravity == [0.0; 3] && scene.fluid.iter().all(|b| b.velocity == [0.0; 3]);
     match scene.energy_source() {
         Some(source) => outln!("energy      not watched ({source} can put energy in)"),
-        None if at_rest_weightless => outln!(
+        None if scene.starts_without_energy() => outln!(
             "energy      not watched (no gravity and water at rest: no energy at the start to compare with)"
         ),
         None => outln!(

@@ -83,15 +83,7 @@ pub struct MpiReport {
     pub watch: Watch,
     /// In a scene with nothing to put energy in, the largest rise of the mechanical energy
     /// above its start (as one process's summary has it).
-    #[serde(serialize_with = "gain_json")]
     pub energy_gain: Option<crate::io::energy::Gain>,
-}
-
-fn gain_json<S: serde::Serializer>(
-    g: &Option<crate::io::energy::Gain>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    serde::Serialize::serialize(&g.map(|g| g.json()), s)
 }
 
 fn watch_json<S: serde::Serializer>(w: &Watch, s: S) -> Result<S::Ok, S::Error> {

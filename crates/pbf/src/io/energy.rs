@@ -96,7 +96,8 @@ pub fn chart_svg(name: &str, rows: &[Measures]) -> Result<String, String> {
 pub const GAIN_WARNING: f64 = 0.05;
 
 /// The largest rise of the mechanical energy (kinetic plus potential) in a run above its
-/// start ([`gain`]).
+/// start ([`gain`]); serialized as `summary.json` and `mpi.json` hold it, `max_pct` and
+/// `time_s`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gain {
     /// A fraction of the start's energy (0 when it only fell).
@@ -105,12 +106,17 @@ pub struct Gain {
     pub time: f64,
 }
 
-impl Gain {
-    /// As `summary.json` and `mpi.json` hold it.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({ "max_pct": 100.0 * self.rise, "time_s": self.time })
+impl Serialize for Gain {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Gain", 2)?;
+        st.serialize_field("max_pct", &(100.0 * self.rise))?;
+        st.serialize_field("time_s", &self.time)?;
+        st.end()
     }
+}
 
+impl Gain {
     /// In a scene with nothing to put energy in, what the run warns about as it happens
     /// (`None` while the rise is within [`GAIN_WARNING`]).
     pub fn warning(&self) -> Option<String> {
@@ -153,12 +159,13 @@ impl EnergyWatch {
         }
     }
 
-    /// After a row is added to `rows`: the warning, the first time there is one.
+    /// After a row is added to `rows`: the warning, the first time there is one (the new row
+    /// against the first).
     pub fn look(&mut self, rows: &[Measures]) -> Option<String> {
         if !self.closed || self.warned {
             return None;
         }
-        let w = gain(rows).and_then(|g| g.warning());
+        let w = rise(rows.first()?, rows.last()?).and_then(|g| g.warning());
         self.warned = w.is_some();
         w
     }
@@ -173,19 +180,23 @@ impl EnergyWatch {
 /// itself counts, so energy that only falls gives 0). `None` without rows, or when the first
 /// row holds no energy to compare with (water at rest without gravity).
 pub fn gain(rows: &[Measures]) -> Option<Gain> {
-    let e0 = rows.first().map(|r| r.kinetic + r.potential)?;
-    if e0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return None;
-    }
+    let first = rows.first()?;
     rows.iter()
-        .map(|r| Gain {
-            rise: (r.kinetic + r.potential - e0) / e0,
-            time: r.time,
+        .map(|r| rise(first, r))
+        .fold(None, |best, x| match (best, x) {
+            (Some(b), Some(x)) if b.rise >= x.rise => Some(b),
+            (_, x) => x,
         })
-        .fold(None, |best: Option<Gain>, x| match best {
-            Some(b) if b.rise >= x.rise => Some(b),
-            _ => Some(x),
-        })
+}
+
+/// Row `r`'s mechanical energy above `first`'s, as a fraction of it, and its time (`None`
+/// when `first` holds no energy).
+fn rise(first: &Measures, r: &Measures) -> Option<Gain> {
+    let e0 = first.kinetic + first.potential;
+    (e0 > 0.0).then(|| Gain {
+        rise: (r.kinetic + r.potential - e0) / e0,
+        time: r.time,
+    })
 }
 
 #[cfg(test)]

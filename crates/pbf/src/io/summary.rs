@@ -227,7 +227,7 @@ impl RunSummary {
             "frames": self.frames,
             "watch": self.watch.json(),
             "fast_steps": self.fast_steps,
-            "energy_gain": self.energy_gain.map(|g| g.json()),
+            "energy_gain": self.energy_gain,
             "density_solve": {
                 "omega": self.omega,
                 "iterations_mean": self.solve.iterations_mean(),

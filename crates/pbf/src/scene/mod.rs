@@ -207,6 +207,12 @@ impl Scene {
         }
     }
 
+    /// No gravity and every block at rest: the water starts without mechanical energy, so a
+    /// run's energy watch has nothing to measure a rise against (`io::energy::gain` is `None`).
+    pub fn starts_without_energy(&self) -> bool {
+        self.physics.gravity == [0.0; 3] && self.fluid.iter().all(|b| b.velocity == [0.0; 3])
+    }
+
     /// Doubts about a valid scene, for the user to read (empty when there are none).
     ///
     /// The time step: neighbors are found once per step, from the predicted positions, so a
