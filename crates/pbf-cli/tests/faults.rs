@@ -316,6 +316,16 @@ fn refused_input_names_the_problem_and_leaves_earlier_output_untouched() {
             expect: "'fluid' has 1 entries (indices 0 to 0), got index 3",
         },
         Refused {
+            what: "a --set of an entry of a list the file does not give",
+            args: run(&["--set", "obstacle.0.radius=0.1"]),
+            expect: "'obstacle' is not given in the file",
+        },
+        Refused {
+            what: "a --set value of the wrong shape in a list entry",
+            args: run(&["--set", "fluid.0.velocity=[1.0, 2.0]"]),
+            expect: "after --set overrides: fluid[0].velocity: invalid length 2",
+        },
+        Refused {
             what: "an unknown backend",
             args: run(&["--backend", "gpu"]),
             expect: "invalid value 'gpu'",

@@ -131,8 +131,20 @@ impl Scene {
                     message,
                 })?;
             }
-            Scene::deserialize(doc.clone())
-                .map_err(|e| parse(format!("after --set overrides: {e}")))?
+            Scene::deserialize(doc.clone()).map_err(|e| {
+                // toml names the table it was in on a line of its own, not always the key
+                // (nor a list entry's index); the text read back names both.
+                let full = e.to_string();
+                let (message, within) = full
+                    .split_once("\nin `")
+                    .map_or((full.as_str(), None), |(m, k)| {
+                        (m, k.trim_end().strip_suffix('`'))
+                    });
+                let at = overrides::key_of_error::<Scene>(&doc)
+                    .or(within.map(str::to_string))
+                    .map_or_else(String::new, |k| format!("{k}: "));
+                parse(format!("after --set overrides: {at}{}", message.trim_end()))
+            })?
         };
         // serde reads the first elements of a fixed-size array and ignores the rest: an array
         // longer than its key takes is an error, not silently cut.

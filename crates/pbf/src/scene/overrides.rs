@@ -3,9 +3,14 @@
 //!
 //! A number in the path indexes a list: `obstacle.1.radius` is the second `[[obstacle]]`
 //! block's radius, `tank.min.1` the tank's lowest y. A missing table on the way is created
-//! (`--set surface_tension.method=...` in a scene without that table); a list entry must exist.
+//! (`--set surface_tension.method=...` in a scene without that table); a list entry must exist,
+//! so an index into a key the file does not give is an error (`--set physics.gravity.1=-1` in a
+//! scene that keeps the default gravity: give the whole list).
 //!
-//! Owns: `apply_override`. Does not touch: the schema.
+//! A document changed by overrides is deserialized from the table, whose errors name no key;
+//! [`key_of_error`] finds it (`physics.gravity`, `fluid[0]`) so the message can say where.
+//!
+//! Owns: `apply_override`, `key_of_error`. Does not touch: the schema.
 
 use toml::Value;
 
@@ -36,6 +41,12 @@ pub(crate) fn apply_override(doc: &mut toml::Table, arg: &str) -> Result<(), Str
         let is_last = k + 1 == parts.len();
         slot = match slot {
             Value::Table(t) => {
+                if part.parse::<usize>().is_ok() && !t.contains_key(*part) {
+                    return Err(format!(
+                        "'{at}' is not given in the file (it keeps its default), so it has no \
+                         entry {part} to set: give the whole value (--set {at}=[...]) or write it in the file"
+                    ));
+                }
                 if is_last {
                     t.insert(part.to_string(), value);
                     return Ok(());
@@ -67,6 +78,47 @@ pub(crate) fn apply_override(doc: &mut toml::Table, arg: &str) -> Result<(), Str
         };
     }
     unreachable!("the loop returns at the last part")
+}
+
+/// The dotted key (with list indices, `fluid[0].max`) of the scene where deserializing `doc`
+/// fails, or `None` if it does not fail or the place cannot be told. The table is written out
+/// as TOML text and read back, so toml's error carries a position; the key is read from the
+/// table header above that position and the key on its line.
+pub(crate) fn key_of_error<T: serde::de::DeserializeOwned>(doc: &toml::Table) -> Option<String> {
+    let text = toml::to_string(doc).ok()?;
+    let error = toml::from_str::<T>(&text).err()?;
+    let at = error.span()?.start;
+    let mut header = String::new();
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
+    let mut offset = 0;
+    let mut key = None;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let l = line.trim();
+        if start > at {
+            break;
+        }
+        if let Some(name) = l.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+            let n = counts.entry(name.to_string()).or_insert(0);
+            header = format!("{name}[{n}]");
+            *n += 1;
+            key = None;
+        } else if let Some(name) = l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            header = name.to_string();
+            key = None;
+        } else if at < offset {
+            key = l
+                .split_once('=')
+                .map(|(k, _)| k.trim().trim_matches('"').to_string());
+        }
+    }
+    match (header.is_empty(), key) {
+        (true, None) => None,
+        (true, Some(k)) => Some(k),
+        (false, None) => Some(header),
+        (false, Some(k)) => Some(format!("{header}.{k}")),
+    }
 }
 
 #[cfg(test)]
@@ -134,10 +186,60 @@ mod tests {
         assert!(e.contains("'tank.min' has 3 entries"), "{e}");
         let e = apply_override(&mut d, "name.first=1").unwrap_err();
         assert!(e.contains("'name' is a single value"), "{e}");
+        let e = apply_override(&mut d, "physics.gravity.1=-1").unwrap_err();
+        assert!(
+            e.contains("'physics.gravity' is not given") && e.contains("physics.gravity=["),
+            "{e}"
+        );
+        d.remove("physics");
         assert_eq!(
             d,
             doc(),
             "a failed override changes nothing it did not reach"
+        );
+    }
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Small {
+        name: String,
+        tank: Tank,
+        #[serde(default)]
+        obstacle: Vec<Obstacle>,
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Tank {
+        min: [f64; 3],
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Obstacle {
+        shape: String,
+        radius: f64,
+    }
+
+    #[test]
+    fn the_key_of_a_deserialize_error_is_found_in_the_table() {
+        let mut d = doc();
+        d["obstacle"][0]
+            .as_table_mut()
+            .unwrap()
+            .insert("radius".into(), Value::Float(0.2));
+        assert_eq!(key_of_error::<Small>(&d), None, "no error, no key");
+        apply_override(&mut d, "tank.min=[1.0, 2.0]").unwrap();
+        assert_eq!(key_of_error::<Small>(&d).as_deref(), Some("tank.min"));
+        let mut d = doc();
+        assert_eq!(
+            key_of_error::<Small>(&d).as_deref(),
+            Some("obstacle[0]"),
+            "the first obstacle lacks its radius"
+        );
+        apply_override(&mut d, "obstacle.0.radius=0.3").unwrap();
+        apply_override(&mut d, "obstacle.1.radius=\"big\"").unwrap();
+        assert_eq!(
+            key_of_error::<Small>(&d).as_deref(),
+            Some("obstacle[1].radius")
         );
     }
 }
