@@ -8,7 +8,7 @@
 //! scene that keeps the default gravity: give the whole list).
 //!
 //! A document changed by overrides is deserialized from the table, whose errors name no key;
-//! [`key_of_error`] finds it (`physics.gravity`, `fluid[0]`) so the message can say where.
+//! `key_of_error` finds it (`physics.gravity`, `fluid[0]`) so the message can say where.
 //!
 //! Owns: `apply_override`, `key_of_error`. Does not touch: the schema.
 
