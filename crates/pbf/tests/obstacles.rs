@@ -47,6 +47,40 @@ fn no_particle_enters_or_touches_an_obstacle() {
 }
 
 #[test]
+fn a_sphere_hovering_less_than_2r_over_the_floor_lets_no_particle_in() {
+    // The gap under the sphere (r / 2) fits no particle: the sphere pushes one pressed into it
+    // down, the floor pushes it back up. Before the walls slid it out along the floor
+    // (boundary/crevice.rs) the water falling around the sphere ended 3.2 mm inside it.
+    let scene = scene_from(
+        r#"
+[tank]
+min = [-0.3, 0.0, -0.3]
+max = [0.3, 1.0, 0.3]
+[[fluid]]
+min = [-0.15, 0.3, -0.15]
+max = [0.15, 0.5, 0.15]
+[particles]
+radius = 0.005
+[time]
+dt = 0.002
+end = 0.35
+[[obstacle]]
+shape = "sphere"
+center = [0.0, 0.0625, 0.0]
+radius = 0.06
+"#,
+        &[],
+    );
+    let r = scene.particles.radius;
+    // 0.35 s: the water lands around the sphere at 0.2 s and runs under it from every side.
+    let closest = closest_approach(&scene, 175);
+    assert!(
+        closest >= 0.5 * r,
+        "a particle came within {closest} m of the sphere (r = {r})"
+    );
+}
+
+#[test]
 fn nothing_passes_through_a_tilted_plate_thinner_than_h() {
     // A plate 2 cm thick (h = 10 cm), tilted 10 degrees, spanning the whole tank; a block of
     // water dropped from 0.4 m hits it at about 2.8 m/s. Every particle starts above it and must

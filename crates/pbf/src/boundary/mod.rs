@@ -8,6 +8,7 @@
 //! ([`wall_table::WallTable`]) and the tank's walls as mirrors ([`mirror::MirrorWalls`], when
 //! the scene asks for them). Does not touch: particles.
 
+mod crevice;
 pub mod mesh;
 pub mod mirror;
 pub mod motion;
@@ -205,16 +206,25 @@ impl ColliderSet {
         self.back_inside(
             q,
             self.solids.iter().fold(q, |p, c| c.project_from(p, from)),
+            from,
+            || self.solids.iter().map(|c| c.as_ref()),
         )
     }
 
     /// A point `q` the solids moved to `s`: back inside the walls if they pushed it out (a solid
     /// flush with the floor pushes what it overtakes out through its nearest face, which may be
-    /// the floor). The walls are the hard boundary; a point left inside a solid is pushed out
-    /// again by the next projection, once there is room.
+    /// the floor), and then out of the solids along the walls (`crevice.rs`). The walls are the
+    /// hard boundary.
     #[inline]
-    fn back_inside(&self, q: Vec3A, s: Vec3A) -> Vec3A {
-        if s == q { s } else { self.project_walls(s) }
+    fn back_inside<'a, I>(&self, q: Vec3A, s: Vec3A, from: Vec3A, solids: impl Fn() -> I) -> Vec3A
+    where
+        I: Iterator<Item = &'a dyn Collider>,
+    {
+        if s == q {
+            s
+        } else {
+            self.slide_out(s, from, solids)
+        }
     }
 
     /// One point out of the walls (inside a fused pass).
@@ -243,8 +253,8 @@ impl ColliderSet {
                         return;
                     }
                     for (p, &x) in chunk.iter_mut().zip(from) {
-                        *p =
-                            self.back_inside(*p, near.iter().fold(*p, |p, c| c.project_from(p, x)));
+                        let s = near.iter().fold(*p, |p, c| c.project_from(p, x));
+                        *p = self.back_inside(*p, s, x, || near.iter());
                     }
                 })
         });
