@@ -399,6 +399,55 @@ fn a_solid_that_never_enters_the_tank_is_flagged() {
 }
 
 #[test]
+fn a_gate_over_a_slot_thinner_than_a_particle_is_flagged_and_holds_the_water() {
+    // A gate 8 mm over the floor at r = 5 mm: a particle needs 2r = 10 mm between them. `pbf
+    // check` says so, and no water passes; the same gate turned 5 degrees (an edge over the
+    // floor, not a slot) and a sphere as close are not flagged.
+    let text = |extra: &str| {
+        format!(
+            r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [1.0, 0.6, 0.1]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.4, 0.4, 0.1]
+[particles]
+radius = 0.005
+[time]
+dt = 0.002
+end = 0.3
+[[obstacle]]
+{extra}
+"#
+        )
+    };
+    let gate = "shape = \"box\"\ncenter = [0.42, 0.308, 0.05]\nhalf_extents = [0.01, 0.3, 0.1]";
+    let flagged = |extra: &str| {
+        scene_from(&text(extra), &[])
+            .warnings()
+            .iter()
+            .any(|w| w.contains("obstacle[0] stands 0.0080 m from the tank's y-min wall"))
+    };
+    assert!(flagged(gate));
+    assert!(!flagged(&format!("{gate}\nrotation = [0.0, 0.0, 5.0]")));
+    assert!(!flagged(
+        "shape = \"sphere\"\ncenter = [0.6, 0.058, 0.05]\nradius = 0.05"
+    ));
+    let scene = scene_from(&text(gate), &[]);
+    let mut s = Solver::new(&scene).unwrap();
+    for _ in 0..100 {
+        s.step();
+        let through = s.fluid.x.iter().filter(|p| p.x > 0.43).count();
+        assert_eq!(
+            through, 0,
+            "{through} particles under the gate at t = {}",
+            s.time
+        );
+    }
+}
+
+#[test]
 fn a_ball_lowered_into_a_pool_displaces_its_own_volume() {
     // A ball of radius 0.08 m driven 0.25 m down, from above the water to 0.02 m over the floor,
     // into 0.2 m of water in a 0.4 m square tank (r = 8 mm). Archimedes: the water's surface

@@ -1,5 +1,6 @@
-//! Doubts about what moves in a scene: jets and solids faster than the step can follow,
-//! solids whose motion shuts fluid against a tank wall, and solids that never enter the tank.
+//! Doubts about where solids are and what moves in a scene: jets and solids faster than the
+//! step can follow, solids whose motion shuts fluid against a tank wall, solids that stand
+//! closer to a wall than a particle fits, and solids that never enter the tank.
 //!
 //! Owns: [`Scene::motion_warnings`] (part of [`Scene::warnings`]). Does not touch: validation
 //! (a scene that warns still runs) or the motions themselves (`boundary::motion`).
@@ -24,6 +25,10 @@ impl Scene {
     ///   of the blocks in the box's shadow on that wall): a particle needs 2r between them (each
     ///   surface keeps it r away), so fluid caught there has no room and is squeezed into the
     ///   solid. (A paddle that slides into the wall behind it, with no water there, is fine.)
+    /// - A solid that does not move and leaves a gap narrower than 2r to a tank wall (a sphere
+    ///   hovering a few millimetres over the floor, a gate over a slot thinner than a particle):
+    ///   no particle fits there, so no water passes (the walls slide one pressed in back out,
+    ///   `boundary/crevice.rs`); a user who meant a slot learns it is not resolved.
     pub(super) fn motion_warnings(&self) -> Vec<String> {
         let (dt, h, s) = (self.time.dt, self.kernel_radius(), self.spacing());
         let mut out = Vec::new();
@@ -99,6 +104,28 @@ impl Scene {
                 continue;
             }
             if fixed {
+                let (c, r) = (c0, 0.5 * s);
+                let rot = Mat3::from_quat(o.rotation());
+                for (side, name) in [(0, "min"), (1, "max")] {
+                    for a in 0..3 {
+                        let gap = if side == 0 {
+                            c[a] - reach[a] - lo[a]
+                        } else {
+                            hi[a] - c[a] - reach[a]
+                        };
+                        // A slot, not a point or a line: a face parallel to the wall. Touching
+                        // (or into the wall, to rounding) leaves no gap to ask about.
+                        if gap > 0.01 * r && gap < s * (1.0 - 1e-4) && faces(o.shape(), rot, a) {
+                            out.push(format!(
+                                "obstacle[{k}] stands {gap:.4} m from the tank's {}-{name} \
+                                 wall, less than the 2r = {s} m a particle needs between them: \
+                                 no water passes there (a gap of 2r or more, or a smaller \
+                                 particles.radius, lets it through)",
+                                ["x", "y", "z"][a]
+                            ));
+                        }
+                    }
+                }
                 continue;
             }
             // Fastest: the largest mean speed between consecutive times.
@@ -193,6 +220,17 @@ fn sine_time(k: f64, period: f64, phase: f64) -> f64 {
     let turn = std::f64::consts::PI;
     let n = ((phase - k * turn) / turn).ceil();
     ((k + n) * turn - phase) / std::f64::consts::TAU * period
+}
+
+/// Whether `shape` turned by `rot` shows a flat face to the walls across world axis `a` (a box
+/// with a face, a cylinder with an end, square to that axis).
+fn faces(shape: Shape, rot: Mat3, a: usize) -> bool {
+    let square = |v: Vec3A| v[a].abs() > 1.0 - 1e-4;
+    match shape {
+        Shape::Box { .. } => (0..3).any(|i| square(Vec3A::from(rot.col(i)))),
+        Shape::Cylinder { .. } => square(Vec3A::from(rot.col(1))),
+        Shape::Sphere { .. } => false,
+    }
 }
 
 /// Half extents of the world box that holds `shape` turned by `rot` (exact for each kind: a
