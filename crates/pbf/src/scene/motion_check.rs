@@ -89,6 +89,11 @@ impl Scene {
                 Vec3A::from_array(self.tank.min),
                 Vec3A::from_array(self.tank.max),
             );
+            // The gaps between the solid's box and each wall.
+            let gaps = |off: Vec3A| {
+                let c = c0 + off;
+                [c - reach - lo, hi - c - reach]
+            };
             let in_tank = |off: &Vec3A| {
                 let c = c0 + *off;
                 (c - reach).cmplt(hi).all() && (c + reach).cmpgt(lo).all()
@@ -104,15 +109,11 @@ impl Scene {
                 continue;
             }
             if fixed {
-                let (c, r) = (c0, 0.5 * s);
-                let rot = Mat3::from_quat(o.rotation());
+                let (rot, r) = (Mat3::from_quat(o.rotation()), 0.5 * s);
+                let at_rest = gaps(Vec3A::ZERO);
                 for (side, name) in [(0, "min"), (1, "max")] {
                     for a in 0..3 {
-                        let gap = if side == 0 {
-                            c[a] - reach[a] - lo[a]
-                        } else {
-                            hi[a] - c[a] - reach[a]
-                        };
+                        let gap = at_rest[side][a];
                         // A slot, not a point or a line: a face parallel to the wall. Touching
                         // (or into the wall, to rounding) leaves no gap to ask about.
                         if gap > 0.01 * r && gap < s * (1.0 - 1e-4) && faces(o.shape(), rot, a) {
@@ -160,11 +161,6 @@ impl Scene {
                     h / fastest
                 ));
             }
-            // The gaps between the solid's box and each wall.
-            let gaps = |off: Vec3A| {
-                let c = c0 + off;
-                [c - reach - lo, hi - c - reach]
-            };
             let start = gaps(motion.offset(0.0));
             let c_start = c0 + motion.offset(0.0);
             // The fluid that starts between the solid's box and the wall, in its shadow.
