@@ -1,18 +1,23 @@
-//! A crevice between a solid and the tank's walls narrower than a particle (a sphere hovering
+//! A crevice narrower than a particle between a solid and the tank's walls (a sphere hovering
 //! less than 2r over the floor, a box leaning on a wall, a cylinder lying on the floor near
-//! where it touches): no point there is r from both. The solids push a particle out along their
-//! own normal, the walls push it back, and without more the walls win and leave it inside the
-//! solid or within r of it; pressed on by the water it creeps further in each step (a sphere
-//! 2.5 mm over the floor at r = 5 mm ended with particles 3 mm inside it).
+//! where it touches) or between two solids (a sphere just over a box, two cylinders side by
+//! side): no point there is r from both. Each solid pushes a particle out along its own normal,
+//! the walls or the other solid push it back, and without more the last one wins and leaves it
+//! inside the first or within r of it; pressed on by the water it creeps further in each step
+//! (a sphere 2.5 mm over the floor at r = 5 mm ended with particles 3 mm inside it, one 2.5 mm
+//! over a box 3 mm inside the box).
 //!
-//! What is done instead: where the walls undo a solid's push, the push is turned along the
-//! walls (its part across them dropped) and lengthened so that, to first order, it lifts the
-//! particle to r from the solid (a Newton step along the walls, capped), and the walls are
-//! applied again; a few such slides take a particle pressed into the crevice back to its
-//! mouth, where it fits. The walls stay the hard boundary. Each particle's result depends on
-//! its own position only, so nothing depends on the thread count.
+//! What is done instead: where the walls or the other solids undo a solid's push, the push is
+//! turned along what undid it (its part across dropped) and lengthened so that, to first order,
+//! it lifts the particle to r from the solid (a Newton step, capped), and the rest are applied
+//! again; a few such slides take a particle pressed into the crevice back to its mouth, where it
+//! fits. The walls stay the hard boundary. A point only one solid acts on is left as that solid
+//! put it. Each particle's result depends on its own position only, so nothing depends on the
+//! thread count. Faces that close on each other flat (a paddle driven against a block) have no
+//! mouth to slide to: what is caught there is squeezed into one of them (`pbf check` warns).
 //!
-//! Owns: `ColliderSet::slide_out`. Does not touch: particles, the solids' own projections.
+//! Owns: `ColliderSet::back_inside` and `slide_out`. Does not touch: particles, the solids' own
+//! projections.
 
 use super::{Collider, ColliderSet};
 use glam::Vec3A;
@@ -27,25 +32,55 @@ const SLIDES: usize = 6;
 const MAX_STRETCH: f32 = 4.0;
 
 impl ColliderSet {
-    /// `s`, a point the solids moved, back inside the walls and, where the walls undo a solid's
-    /// push, out of that solid along the walls. `from` is where the particle was when the step
-    /// began (the solids push it out on the side it came from).
-    pub(super) fn slide_out<'a, I>(&self, s: Vec3A, from: Vec3A, solids: impl Fn() -> I) -> Vec3A
+    /// A point `q` the solids moved to `s` (the `last`th of them the last): back inside the
+    /// walls if they pushed it out (a solid flush with the floor pushes what it overtakes out
+    /// through its nearest face, which may be the floor), and then out of the solids along the
+    /// walls and the other solids (`crevice.rs`). The walls are the hard boundary.
+    #[inline]
+    pub(super) fn back_inside<'a, I>(
+        &self,
+        q: Vec3A,
+        s: Vec3A,
+        from: Vec3A,
+        last: usize,
+        solids: impl Fn() -> I,
+    ) -> Vec3A
+    where
+        I: Iterator<Item = &'a dyn Collider>,
+    {
+        if s == q {
+            s
+        } else {
+            self.slide_out(s, from, last, solids)
+        }
+    }
+
+    /// `s`, a point the solids moved (the `last`th the last), back inside the walls and, where
+    /// the walls or another solid undo a solid's push, out of that solid along them. `from` is
+    /// where the particle was when the step began (the solids push it out on the side it came
+    /// from).
+    pub(super) fn slide_out<'a, I>(
+        &self,
+        s: Vec3A,
+        from: Vec3A,
+        last: usize,
+        solids: impl Fn() -> I,
+    ) -> Vec3A
     where
         I: Iterator<Item = &'a dyn Collider>,
     {
         let mut p = self.project_walls(s);
-        if p == s {
+        if p == s && !undone_by_another(s, from, last, &solids) {
             return p;
         }
         for _ in 0..SLIDES {
             let mut moved = false;
-            for c in solids() {
+            for (k, c) in solids().enumerate() {
                 let lifted = c.project_from(p, from);
                 if lifted == p {
                     continue;
                 }
-                let back = self.project_walls(lifted);
+                let back = self.out_of_the_rest(lifted, k, from, &solids);
                 if back == lifted {
                     p = lifted;
                     moved = true;
@@ -62,7 +97,7 @@ impl ColliderSet {
                 // Along the walls, d(p + t u) ≈ d(p) + t (n · u) with n · u = len / full:
                 // reaching r takes t = full / (len / full).
                 let t = (full * full / len).min(MAX_STRETCH * full);
-                let q = self.project_walls(p + along * (t / len));
+                let q = self.out_of_the_rest(p + along * (t / len), k, from, &solids);
                 if q != p {
                     p = q;
                     moved = true;
@@ -74,4 +109,51 @@ impl ColliderSet {
         }
         p
     }
+
+    /// `x` out of every solid but the `skip`th (in order), then out of the walls: what undoes
+    /// that solid's push.
+    fn out_of_the_rest<'a, I>(
+        &self,
+        x: Vec3A,
+        skip: usize,
+        from: Vec3A,
+        solids: &impl Fn() -> I,
+    ) -> Vec3A
+    where
+        I: Iterator<Item = &'a dyn Collider>,
+    {
+        let x = solids()
+            .enumerate()
+            .filter(|&(k, _)| k != skip)
+            .fold(x, |x, (_, c)| c.project_from(x, from));
+        self.project_walls(x)
+    }
+}
+
+/// Whether the `last` solid to move `s` undid another's push (two solids closer than 2r: a
+/// sphere just over a box): `s` is not clear of every other solid. A point only one solid
+/// acts on is left as that solid put it, so a scene whose solids are apart gives what it did.
+fn undone_by_another<'a, I>(s: Vec3A, from: Vec3A, last: usize, solids: &impl Fn() -> I) -> bool
+where
+    I: Iterator<Item = &'a dyn Collider>,
+{
+    solids()
+        .enumerate()
+        .any(|(k, c)| k != last && c.project_from(s, from) != s)
+}
+
+/// `p` out of each solid in turn (for a particle that was at `from` when the step began), and
+/// the index of the last solid that moved it (`usize::MAX`: none did).
+#[inline]
+pub(super) fn out_of_solids<'a>(
+    p: Vec3A,
+    from: Vec3A,
+    solids: impl Iterator<Item = &'a dyn Collider>,
+) -> (Vec3A, usize) {
+    solids
+        .enumerate()
+        .fold((p, usize::MAX), |(p, last), (k, c)| {
+            let q = c.project_from(p, from);
+            if q != p { (q, k) } else { (p, last) }
+        })
 }

@@ -9,6 +9,7 @@
 //! the scene asks for them). Does not touch: particles.
 
 mod crevice;
+use crevice::out_of_solids;
 pub mod mesh;
 pub mod mirror;
 pub mod motion;
@@ -203,28 +204,9 @@ impl ColliderSet {
     #[inline]
     pub fn project_from(&self, p: Vec3A, from: Vec3A) -> Vec3A {
         let q = self.project_walls(p);
-        self.back_inside(
-            q,
-            self.solids.iter().fold(q, |p, c| c.project_from(p, from)),
-            from,
-            || self.solids.iter().map(|c| c.as_ref()),
-        )
-    }
-
-    /// A point `q` the solids moved to `s`: back inside the walls if they pushed it out (a solid
-    /// flush with the floor pushes what it overtakes out through its nearest face, which may be
-    /// the floor), and then out of the solids along the walls (`crevice.rs`). The walls are the
-    /// hard boundary.
-    #[inline]
-    fn back_inside<'a, I>(&self, q: Vec3A, s: Vec3A, from: Vec3A, solids: impl Fn() -> I) -> Vec3A
-    where
-        I: Iterator<Item = &'a dyn Collider>,
-    {
-        if s == q {
-            s
-        } else {
-            self.slide_out(s, from, solids)
-        }
+        let solids = || self.solids.iter().map(|c| c.as_ref());
+        let (s, last) = out_of_solids(q, from, solids());
+        self.back_inside(q, s, from, last, solids)
     }
 
     /// One point out of the walls (inside a fused pass).
@@ -253,8 +235,8 @@ impl ColliderSet {
                         return;
                     }
                     for (p, &x) in chunk.iter_mut().zip(from) {
-                        let s = near.iter().fold(*p, |p, c| c.project_from(p, x));
-                        *p = self.back_inside(*p, s, x, || near.iter());
+                        let (s, last) = out_of_solids(*p, x, near.iter());
+                        *p = self.back_inside(*p, s, x, last, || near.iter());
                     }
                 })
         });

@@ -1,6 +1,6 @@
 //! Doubts about where solids are and what moves in a scene: jets and solids faster than the
-//! step can follow, solids whose motion shuts fluid against a tank wall, solids that stand
-//! closer to a wall than a particle fits, and solids that never enter the tank.
+//! step can follow, solids whose motion shuts fluid against a tank wall or another solid, solids
+//! that stand closer to a wall than a particle fits, and solids that never enter the tank.
 //!
 //! Owns: [`Scene::motion_warnings`] (part of [`Scene::warnings`]). Does not touch: validation
 //! (a scene that warns still runs) or the motions themselves (`boundary::motion`).
@@ -25,6 +25,8 @@ impl Scene {
     ///   of the blocks in the box's shadow on that wall): a particle needs 2r between them (each
     ///   surface keeps it r away), so fluid caught there has no room and is squeezed into the
     ///   solid. (A paddle that slides into the wall behind it, with no water there, is fine.)
+    /// - A moving solid that closes on another to less than 2r, flat face to flat face, with
+    ///   fluid between them at the start (`closing_on`): the same squeeze.
     /// - A solid that does not move and leaves a gap narrower than 2r to a tank wall (a sphere
     ///   hovering a few millimetres over the floor, a gate over a slot thinner than a particle):
     ///   no particle fits there, so no water passes (the walls slide one pressed in back out,
@@ -205,8 +207,96 @@ impl Scene {
                     }
                 }
             }
+            for j in 0..self.obstacle.len() {
+                // A pair that both move is looked at once, from the one listed first.
+                let both = !matches!(self.obstacle[j].motion(), Motion::Fixed);
+                if j != k && !(both && j < k) {
+                    out.extend(self.closing_on(k, j, &times, &sites));
+                }
+            }
         }
         out
+    }
+
+    /// A moving solid `k` closing on solid `j` (flat faces square to one world axis facing each
+    /// other, as a paddle driven against a block) to less than the 2r a particle needs, with
+    /// fluid between them at the start: what is caught there has no room and is squeezed into
+    /// one of them (`boundary/crevice.rs` slides a particle out of a crevice that has a mouth
+    /// along a curved or turned surface; flat faces closing give it none). Looked at the times
+    /// `times` of `k`'s motion.
+    fn closing_on(
+        &self,
+        k: usize,
+        j: usize,
+        times: &[f64],
+        sites: &std::cell::OnceCell<Vec<Vec3A>>,
+    ) -> Option<String> {
+        let s = self.spacing();
+        let (a_, b_) = (&self.obstacle[k], &self.obstacle[j]);
+        let (ra, rb) = (
+            Mat3::from_quat(a_.rotation()),
+            Mat3::from_quat(b_.rotation()),
+        );
+        let (ea, eb) = (
+            world_half_extents(a_.shape(), ra),
+            world_half_extents(b_.shape(), rb),
+        );
+        let (ma, mb) = (a_.motion(), b_.motion());
+        let centers = |t: f64| {
+            (
+                Vec3A::from_array(a_.center) + ma.offset(t),
+                Vec3A::from_array(b_.center) + mb.offset(t),
+            )
+        };
+        // The gap between the two boxes across axis `a` at `t`, if they overlap along the others.
+        let gap = |t: f64, a: usize| {
+            let (ca, cb) = centers(t);
+            let apart = (0..3).any(|b| b != a && (ca[b] - cb[b]).abs() >= ea[b] + eb[b]);
+            (!apart).then(|| (ca[a] - cb[a]).abs() - ea[a] - eb[a])
+        };
+        for a in 0..3 {
+            if !(faces(a_.shape(), ra, a) && faces(b_.shape(), rb, a)) {
+                continue;
+            }
+            if gap(0.0, a).is_none_or(|g| g < s) {
+                continue;
+            }
+            let Some(first) = times.iter().position(|&t| gap(t, a).is_some_and(|g| g < s)) else {
+                continue;
+            };
+            let closest = times
+                .iter()
+                .filter_map(|&t| gap(t, a))
+                .fold(f32::INFINITY, f32::min);
+            // The fluid that starts between them, where both boxes face each other.
+            let (ca, cb) = centers(0.0);
+            let n = sites
+                .get_or_init(|| self.lattice_sites())
+                .iter()
+                .filter(|p| {
+                    let (lo, hi) = (ca[a].min(cb[a]), ca[a].max(cb[a]));
+                    let (ela, elb) = if ca[a] < cb[a] { (ea, eb) } else { (eb, ea) };
+                    p[a] > lo + ela[a]
+                        && p[a] < hi - elb[a]
+                        && (0..3).all(|b| {
+                            b == a || ((p[b] - ca[b]).abs() < ea[b] && (p[b] - cb[b]).abs() < eb[b])
+                        })
+                })
+                .count();
+            if n > 0 {
+                return Some(format!(
+                    "obstacle[{k}].motion brings it closer to obstacle[{j}] across {} than the \
+                     2r = {s} m a particle needs between them from about t = {:.3} s ({:.4} m \
+                     apart at the start, {closest:.4} m at the closest), with {n} particles of \
+                     the fluid blocks between them: fluid caught there is squeezed into one of \
+                     them",
+                    ["x", "y", "z"][a],
+                    times[first],
+                    gap(0.0, a).unwrap_or(0.0)
+                ));
+            }
+        }
+        None
     }
 }
 
