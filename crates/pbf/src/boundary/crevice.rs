@@ -22,7 +22,7 @@
 use super::{Collider, ColliderSet};
 use glam::Vec3A;
 
-/// Slides per point at most (each a Newton step along the walls; a point pressed into a
+/// Slides per point at most (each a Newton step along what undid the push; a point pressed into a
 /// crevice from its mouth needs one or two).
 const SLIDES: usize = 6;
 
@@ -32,55 +32,38 @@ const SLIDES: usize = 6;
 const MAX_STRETCH: f32 = 4.0;
 
 impl ColliderSet {
-    /// A point `q` the solids moved to `s` (the `last`th of them the last): back inside the
-    /// walls if they pushed it out (a solid flush with the floor pushes what it overtakes out
-    /// through its nearest face, which may be the floor), and then out of the solids along the
-    /// walls and the other solids (`crevice.rs`). The walls are the hard boundary.
+    /// A point `q` the solids moved to `s` (`last` the last of them): back inside the walls if
+    /// they pushed it out (a solid flush with the floor pushes what it overtakes out through its
+    /// nearest face, which may be the floor), and then out of the solids along the walls and the
+    /// other solids. The walls are the hard boundary.
     #[inline]
-    pub(super) fn back_inside<'a, I>(
-        &self,
-        q: Vec3A,
-        s: Vec3A,
-        from: Vec3A,
-        last: usize,
-        solids: impl Fn() -> I,
-    ) -> Vec3A
-    where
-        I: Iterator<Item = &'a dyn Collider>,
-    {
+    pub(super) fn back_inside(&self, q: Vec3A, s: Vec3A, from: Vec3A, last: Last) -> Vec3A {
         if s == q {
             s
         } else {
-            self.slide_out(s, from, last, solids)
+            self.slide_out(s, from, last)
         }
     }
 
-    /// `s`, a point the solids moved (the `last`th the last), back inside the walls and, where
+    /// `s`, a point the solids moved (`last` the last of them), back inside the walls and, where
     /// the walls or another solid undo a solid's push, out of that solid along them. `from` is
     /// where the particle was when the step began (the solids push it out on the side it came
-    /// from).
-    pub(super) fn slide_out<'a, I>(
-        &self,
-        s: Vec3A,
-        from: Vec3A,
-        last: usize,
-        solids: impl Fn() -> I,
-    ) -> Vec3A
-    where
-        I: Iterator<Item = &'a dyn Collider>,
-    {
+    /// from). Every solid is looked at, not only those near the caller's chunk of points: a
+    /// slide may carry a point out of that chunk's box, and the result must not depend on how
+    /// the particles are split.
+    fn slide_out(&self, s: Vec3A, from: Vec3A, last: Last) -> Vec3A {
         let mut p = self.project_walls(s);
-        if p == s && !undone_by_another(s, from, last, &solids) {
+        if p == s && !self.undone_by_another(s, from, last) {
             return p;
         }
         for _ in 0..SLIDES {
             let mut moved = false;
-            for (k, c) in solids().enumerate() {
+            for (k, c) in self.solids.iter().enumerate() {
                 let lifted = c.project_from(p, from);
                 if lifted == p {
                     continue;
                 }
-                let back = self.out_of_the_rest(lifted, k, from, &solids);
+                let back = self.out_of_the_rest(lifted, k, from);
                 if back == lifted {
                     p = lifted;
                     moved = true;
@@ -94,10 +77,10 @@ impl ColliderSet {
                 if len <= 1e-6 * full {
                     continue;
                 }
-                // Along the walls, d(p + t u) ≈ d(p) + t (n · u) with n · u = len / full:
+                // Along what undid it, d(p + t u) ≈ d(p) + t (n · u) with n · u = len / full:
                 // reaching r takes t = full / (len / full).
                 let t = (full * full / len).min(MAX_STRETCH * full);
-                let q = self.out_of_the_rest(p + along * (t / len), k, from, &solids);
+                let q = self.out_of_the_rest(p + along * (t / len), k, from);
                 if q != p {
                     p = q;
                     moved = true;
@@ -110,19 +93,23 @@ impl ColliderSet {
         p
     }
 
+    /// Whether the `last` solid to move `s` undid another's push (two solids closer than 2r: a
+    /// sphere just over a box): `s` is not clear of every other solid. A point only one solid
+    /// acts on is left as that solid put it, so a scene whose solids are apart gives what it did.
+    fn undone_by_another(&self, s: Vec3A, from: Vec3A, last: Last) -> bool {
+        self.solids.len() > 1
+            && self
+                .solids
+                .iter()
+                .any(|c| !last.is(c.as_ref()) && c.project_from(s, from) != s)
+    }
+
     /// `x` out of every solid but the `skip`th (in order), then out of the walls: what undoes
     /// that solid's push.
-    fn out_of_the_rest<'a, I>(
-        &self,
-        x: Vec3A,
-        skip: usize,
-        from: Vec3A,
-        solids: &impl Fn() -> I,
-    ) -> Vec3A
-    where
-        I: Iterator<Item = &'a dyn Collider>,
-    {
-        let x = solids()
+    fn out_of_the_rest(&self, x: Vec3A, skip: usize, from: Vec3A) -> Vec3A {
+        let x = self
+            .solids
+            .iter()
             .enumerate()
             .filter(|&(k, _)| k != skip)
             .fold(x, |x, (_, c)| c.project_from(x, from));
@@ -130,30 +117,30 @@ impl ColliderSet {
     }
 }
 
-/// Whether the `last` solid to move `s` undid another's push (two solids closer than 2r: a
-/// sphere just over a box): `s` is not clear of every other solid. A point only one solid
-/// acts on is left as that solid put it, so a scene whose solids are apart gives what it did.
-fn undone_by_another<'a, I>(s: Vec3A, from: Vec3A, last: usize, solids: &impl Fn() -> I) -> bool
-where
-    I: Iterator<Item = &'a dyn Collider>,
-{
-    solids()
-        .enumerate()
-        .any(|(k, c)| k != last && c.project_from(s, from) != s)
+/// Which solid moved a point last (none: a null pointer), by address.
+#[derive(Clone, Copy)]
+pub(super) struct Last(*const ());
+
+impl Last {
+    fn is(self, c: &dyn Collider) -> bool {
+        std::ptr::addr_eq(self.0, c as *const dyn Collider)
+    }
 }
 
 /// `p` out of each solid in turn (for a particle that was at `from` when the step began), and
-/// the index of the last solid that moved it (`usize::MAX`: none did).
+/// the last solid that moved it.
 #[inline]
 pub(super) fn out_of_solids<'a>(
     p: Vec3A,
     from: Vec3A,
     solids: impl Iterator<Item = &'a dyn Collider>,
-) -> (Vec3A, usize) {
-    solids
-        .enumerate()
-        .fold((p, usize::MAX), |(p, last), (k, c)| {
-            let q = c.project_from(p, from);
-            if q != p { (q, k) } else { (p, last) }
-        })
+) -> (Vec3A, Last) {
+    solids.fold((p, Last(std::ptr::null())), |(p, last), c| {
+        let q = c.project_from(p, from);
+        if q != p {
+            (q, Last(c as *const dyn Collider as *const ()))
+        } else {
+            (p, last)
+        }
+    })
 }

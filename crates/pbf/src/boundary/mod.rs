@@ -204,9 +204,8 @@ impl ColliderSet {
     #[inline]
     pub fn project_from(&self, p: Vec3A, from: Vec3A) -> Vec3A {
         let q = self.project_walls(p);
-        let solids = || self.solids.iter().map(|c| c.as_ref());
-        let (s, last) = out_of_solids(q, from, solids());
-        self.back_inside(q, s, from, last, solids)
+        let (s, last) = out_of_solids(q, from, self.solids.iter().map(|c| c.as_ref()));
+        self.back_inside(q, s, from, last)
     }
 
     /// One point out of the walls (inside a fused pass).
@@ -236,7 +235,7 @@ impl ColliderSet {
                     }
                     for (p, &x) in chunk.iter_mut().zip(from) {
                         let (s, last) = out_of_solids(*p, x, near.iter());
-                        *p = self.back_inside(*p, s, x, last, || near.iter());
+                        *p = self.back_inside(*p, s, x, last);
                     }
                 })
         });
