@@ -14,7 +14,8 @@
 //! fits. The walls stay the hard boundary. A point only one solid acts on is left as that solid
 //! put it. Each particle's result depends on its own position only, so nothing depends on the
 //! thread count. Faces that close on each other flat (a paddle driven against a block) have no
-//! mouth to slide to: what is caught there is squeezed into one of them (`pbf check` warns).
+//! mouth to slide to: what is caught there is held halfway between them, inside neither but
+//! within r of both (`pbf check` warns).
 //!
 //! Owns: `ColliderSet::back_inside` and `slide_out`. Does not touch: particles, the solids' own
 //! projections.
@@ -75,6 +76,18 @@ impl ColliderSet {
                 let len = along.length();
                 let full = push.length();
                 if len <= 1e-6 * full {
+                    // Pushed straight back by another solid (flat faces closing on each other,
+                    // which `pbf check` warns of): there is no way along. Halfway between the
+                    // two leaves the particle inside neither. (Pushed straight back by the
+                    // walls, it stays where they put it: they are the hard boundary.)
+                    let mid = 0.5 * (lifted + back);
+                    if self.project_walls(lifted) == lifted
+                        && self.project_walls(mid) == mid
+                        && mid != p
+                    {
+                        p = mid;
+                        moved = true;
+                    }
                     continue;
                 }
                 // Along what undid it, d(p + t u) ≈ d(p) + t (n · u) with n · u = len / full:

@@ -26,7 +26,7 @@ impl Scene {
     ///   surface keeps it r away), so fluid caught there has no room and is squeezed into the
     ///   solid. (A paddle that slides into the wall behind it, with no water there, is fine.)
     /// - A moving solid that closes on another to less than 2r, flat face to flat face, with
-    ///   fluid between them at the start (`closing_on`): the same squeeze.
+    ///   fluid between them at the start (`closing_on`): a squeeze like it.
     /// - A solid that does not move and leaves a gap narrower than 2r to a tank wall (a sphere
     ///   hovering a few millimetres over the floor, a gate over a slot thinner than a particle):
     ///   no particle fits there, so no water passes (the walls slide one pressed in back out,
@@ -220,9 +220,9 @@ impl Scene {
 
     /// A moving solid `k` closing on solid `j` (flat faces square to one world axis facing each
     /// other, as a paddle driven against a block) to less than the 2r a particle needs, with
-    /// fluid between them at the start: what is caught there has no room and is squeezed into
-    /// one of them (`boundary/crevice.rs` slides a particle out of a crevice that has a mouth
-    /// along a curved or turned surface; flat faces closing give it none). Looked at the times
+    /// fluid between them at the start: what is caught there has no room (`boundary/crevice.rs`
+    /// slides a particle out of a crevice that has a mouth along a curved or turned surface;
+    /// flat faces closing give it none, and it is held halfway between them, within r of both). Looked at the times
     /// `times` of `k`'s motion.
     fn closing_on(
         &self,
@@ -288,8 +288,8 @@ impl Scene {
                     "obstacle[{k}].motion brings it closer to obstacle[{j}] across {} than the \
                      2r = {s} m a particle needs between them from about t = {:.3} s ({:.4} m \
                      apart at the start, {closest:.4} m at the closest), with {n} particles of \
-                     the fluid blocks between them: fluid caught there is squeezed into one of \
-                     them",
+                     the fluid blocks between them: fluid caught there has no room (it is \
+                     squeezed to less than r from both and squirts out)",
                     ["x", "y", "z"][a],
                     times[first],
                     gap(0.0, a).unwrap_or(0.0)
