@@ -444,14 +444,11 @@ fn a_solid_that_never_enters_the_tank_is_flagged() {
     assert!(outside(&linear(-0.3)));
 }
 
-#[test]
-fn a_gate_over_a_slot_thinner_than_a_particle_is_flagged_and_holds_the_water() {
-    // A gate 8 mm over the floor at r = 5 mm: a particle needs 2r = 10 mm between them. `pbf
-    // check` says so, and no water passes; the same gate turned 5 degrees (an edge over the
-    // floor, not a slot) and a sphere as close are not flagged.
-    let text = |extra: &str| {
-        format!(
-            r#"
+/// A 0.4 m block of water at the left of a 1 m tank 0.1 m deep (r = 5 mm), beside the
+/// obstacles `extra` (one or more, the first without its `[[obstacle]]` header).
+fn slot_scene(extra: &str) -> String {
+    format!(
+        r#"
 [tank]
 min = [0.0, 0.0, 0.0]
 max = [1.0, 0.6, 0.1]
@@ -466,31 +463,81 @@ end = 0.3
 [[obstacle]]
 {extra}
 "#
-        )
-    };
+    )
+}
+
+/// Whether `pbf check` of [`slot_scene`] with `extra` says `what`.
+fn warns(extra: &str, what: &str) -> bool {
+    scene_from(&slot_scene(extra), &[])
+        .warnings()
+        .iter()
+        .any(|w| w.contains(what))
+}
+
+/// Asserts that no particle of [`slot_scene`] with `extra` gets past x = 0.43 m in 100 steps.
+fn no_water_passes(extra: &str) {
+    let mut s = Solver::new(&scene_from(&slot_scene(extra), &[])).unwrap();
+    for _ in 0..100 {
+        s.step();
+        let through = s.fluid.x.iter().filter(|p| p.x > 0.43).count();
+        assert_eq!(
+            through, 0,
+            "{through} particles past the slot at t = {}",
+            s.time
+        );
+    }
+}
+
+#[test]
+fn a_gate_over_a_slot_thinner_than_a_particle_is_flagged_and_holds_the_water() {
+    // A gate 8 mm over the floor at r = 5 mm: a particle needs 2r = 10 mm between them. `pbf
+    // check` says so, and no water passes; the same gate turned 5 degrees (an edge over the
+    // floor, not a slot) and a sphere as close are not flagged.
     let gate = "shape = \"box\"\ncenter = [0.42, 0.308, 0.05]\nhalf_extents = [0.01, 0.3, 0.1]";
     let flagged = |extra: &str| {
-        scene_from(&text(extra), &[])
-            .warnings()
-            .iter()
-            .any(|w| w.contains("obstacle[0] stands 0.0080 m from the tank's y-min wall"))
+        warns(
+            extra,
+            "obstacle[0] stands 0.0080 m from the tank's y-min wall",
+        )
     };
     assert!(flagged(gate));
     assert!(!flagged(&format!("{gate}\nrotation = [0.0, 0.0, 5.0]")));
     assert!(!flagged(
         "shape = \"sphere\"\ncenter = [0.6, 0.058, 0.05]\nradius = 0.05"
     ));
-    let scene = scene_from(&text(gate), &[]);
-    let mut s = Solver::new(&scene).unwrap();
-    for _ in 0..100 {
-        s.step();
-        let through = s.fluid.x.iter().filter(|p| p.x > 0.43).count();
-        assert_eq!(
-            through, 0,
-            "{through} particles under the gate at t = {}",
-            s.time
-        );
-    }
+    no_water_passes(gate);
+}
+
+#[test]
+fn a_slot_between_two_solids_thinner_than_a_particle_is_flagged_and_holds_the_water() {
+    // A sill on the floor and a gate 8 mm above it at r = 5 mm: the only way past is the slot
+    // between the two, where a particle needs 2r = 10 mm. `pbf check` says so, and no water
+    // passes. A 12 mm slot, a gate turned 5 degrees (an edge over the sill), a ball in place of
+    // the gate and a gate beside the sill rather than over it are not flagged.
+    let sill = "shape = \"box\"\ncenter = [0.42, 0.05, 0.05]\nhalf_extents = [0.01, 0.05, 0.1]";
+    let gate = |y: f32, more: &str| {
+        format!(
+            "{sill}\n[[obstacle]]\nshape = \"box\"\ncenter = [0.42, {y}, 0.05]\n\
+             half_extents = [0.01, 0.3, 0.1]\n{more}"
+        )
+    };
+    let flagged = |extra: &str| warns(extra, "obstacle[0] and obstacle[1] stand");
+    assert!(warns(
+        &gate(0.408, ""),
+        "obstacle[0] and obstacle[1] stand 0.0080 m apart across y"
+    ));
+    assert!(!flagged(&gate(0.412, "")));
+    assert!(!flagged(&gate(0.408, "rotation = [0.0, 0.0, 5.0]")));
+    let ball = format!(
+        "{sill}\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0.42, 0.158, 0.05]\nradius = 0.05"
+    );
+    assert!(!flagged(&ball));
+    let beside = format!(
+        "{sill}\n[[obstacle]]\nshape = \"box\"\ncenter = [0.46, 0.408, 0.05]\n\
+         half_extents = [0.01, 0.3, 0.1]"
+    );
+    assert!(!flagged(&beside));
+    no_water_passes(&gate(0.408, ""));
 }
 
 #[test]

@@ -30,7 +30,8 @@ impl Scene {
     /// - A solid that does not move and leaves a gap narrower than 2r to a tank wall (a sphere
     ///   hovering a few millimetres over the floor, a gate over a slot thinner than a particle):
     ///   no particle fits there, so no water passes (the walls slide one pressed in back out,
-    ///   `boundary/crevice.rs`); a user who meant a slot learns it is not resolved.
+    ///   `boundary/crevice.rs`); a user who meant a slot learns it is not resolved. Two solids
+    ///   that do not move, with flat faces closer than 2r across a slot (`slot_between`), alike.
     pub(super) fn motion_warnings(&self) -> Vec<String> {
         let (dt, h, s) = (self.time.dt, self.kernel_radius(), self.spacing());
         let mut out = Vec::new();
@@ -127,6 +128,12 @@ impl Scene {
                                 ["x", "y", "z"][a]
                             ));
                         }
+                    }
+                }
+                // A pair of fixed solids is looked at once, from the one listed first.
+                for j in k + 1..self.obstacle.len() {
+                    if matches!(self.obstacle[j].motion(), Motion::Fixed) {
+                        out.extend(self.slot_between(k, j));
                     }
                 }
                 continue;
@@ -297,6 +304,46 @@ impl Scene {
             }
         }
         None
+    }
+}
+
+impl Scene {
+    /// Two fixed solids `k` and `j` whose flat faces (square to one world axis, facing each
+    /// other) stand closer than the 2r a particle needs between them: a slot no water passes
+    /// (the crevice rules hold a particle pressed in halfway between them, or slide it out).
+    /// Touching or overlapping solids (a gap under 1% of r) leave no slot to ask about.
+    fn slot_between(&self, k: usize, j: usize) -> Option<String> {
+        let (s, r) = (self.spacing(), 0.5 * self.spacing());
+        let (a_, b_) = (&self.obstacle[k], &self.obstacle[j]);
+        let (ra, rb) = (
+            Mat3::from_quat(a_.rotation()),
+            Mat3::from_quat(b_.rotation()),
+        );
+        let (ea, eb) = (
+            world_half_extents(a_.shape(), ra),
+            world_half_extents(b_.shape(), rb),
+        );
+        let (ca, cb) = (Vec3A::from_array(a_.center), Vec3A::from_array(b_.center));
+        (0..3).find_map(|a| {
+            // Facing each other across `a`: the boxes overlap along the other two axes by more
+            // than a particle, so the slot has an opening water could enter.
+            let facing = (0..3).all(|b| b == a || (ca[b] - cb[b]).abs() < ea[b] + eb[b] - s);
+            let gap = (ca[a] - cb[a]).abs() - ea[a] - eb[a];
+            (facing
+                && faces(a_.shape(), ra, a)
+                && faces(b_.shape(), rb, a)
+                && gap > 0.01 * r
+                && gap < s * (1.0 - 1e-4))
+                .then(|| {
+                    format!(
+                        "obstacle[{k}] and obstacle[{j}] stand {gap:.4} m apart across {}, less \
+                         than the 2r = {s} m a particle needs between them: no water passes \
+                         between them (a gap of 2r or more, or a smaller particles.radius, lets \
+                         it through)",
+                        ["x", "y", "z"][a]
+                    )
+                })
+        })
     }
 }
 
