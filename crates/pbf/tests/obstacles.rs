@@ -47,13 +47,12 @@ fn no_particle_enters_or_touches_an_obstacle() {
     );
 }
 
-#[test]
-fn a_sphere_hovering_less_than_2r_over_the_floor_lets_no_particle_in() {
-    // The gap under the sphere (r / 2) fits no particle: the sphere pushes one pressed into it
-    // down, the floor pushes it back up. Before the walls slid it out along the floor
-    // (boundary/crevice.rs) the water falling around the sphere ended 3.2 mm inside it.
-    let scene = scene_from(
-        r#"
+/// A 0.3 m × 0.2 m × 0.3 m block of water dropped from 0.3 m onto `solids` (`[[obstacle]]`
+/// tables) in a 0.6 m square tank (r = 5 mm, dt = 2 ms), to 0.35 s.
+fn dropped_onto(solids: &str) -> Scene {
+    scene_from(
+        &format!(
+            r#"
 [tank]
 min = [-0.3, 0.0, -0.3]
 max = [0.3, 1.0, 0.3]
@@ -65,12 +64,20 @@ radius = 0.005
 [time]
 dt = 0.002
 end = 0.35
-[[obstacle]]
-shape = "sphere"
-center = [0.0, 0.0625, 0.0]
-radius = 0.06
-"#,
+{solids}
+"#
+        ),
         &[],
+    )
+}
+
+#[test]
+fn a_sphere_hovering_less_than_2r_over_the_floor_lets_no_particle_in() {
+    // The gap under the sphere (r / 2) fits no particle: the sphere pushes one pressed into it
+    // down, the floor pushes it back up. Before the walls slid it out along the floor
+    // (boundary/crevice.rs) the water falling around the sphere ended 3.2 mm inside it.
+    let scene = dropped_onto(
+        "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.0, 0.0625, 0.0]\nradius = 0.06",
     );
     let r = scene.particles.radius;
     // 0.35 s: the water lands around the sphere at 0.2 s and runs under it from every side.
@@ -88,19 +95,8 @@ fn solids_less_than_2r_apart_let_no_particle_in() {
     // back; before the other solids slid it out too (boundary/crevice.rs) the water falling
     // onto one sphere over a box ended 3 mm inside the box, onto two side by side 0.8 mm
     // from them.
-    let scene = scene_from(
+    let scene = dropped_onto(
         r#"
-[tank]
-min = [-0.3, 0.0, -0.3]
-max = [0.3, 1.0, 0.3]
-[[fluid]]
-min = [-0.15, 0.3, -0.15]
-max = [0.15, 0.5, 0.15]
-[particles]
-radius = 0.005
-[time]
-dt = 0.002
-end = 0.35
 [[obstacle]]
 shape = "box"
 center = [0.0, 0.05, 0.0]
@@ -114,7 +110,6 @@ shape = "sphere"
 center = [0.06125, 0.1625, 0.0]
 radius = 0.06
 "#,
-        &[],
     );
     let r = scene.particles.radius;
     // 0.35 s: the water lands on the spheres at 0.15 s and runs under and between them.
