@@ -46,27 +46,33 @@ pub struct MirrorWalls {
     h: f32,
 }
 
-/// The most reflections that reach one particle: on each axis none, the low or the high wall
-/// (both only in a tank narrower than 2h), less the identity.
-const MAX_IMAGES: usize = 26;
-
-/// The reflections that reach one particle, each as `R x = offset + flip · x`.
+/// The reflections that reach one particle, each as `R x = offset + flip · x`: on each axis
+/// the planes within h (none, the low or the high wall, both only in a tank narrower than 2h),
+/// and every combination of them across axes, less the identity. Held as the planes (32
+/// bytes), the maps made as they are walked.
 pub struct Images {
-    maps: [(Vec3A, Vec3A); MAX_IMAGES],
-    n: usize,
+    planes: [[f32; 2]; 3],
+    count: [usize; 3],
 }
 
 impl Images {
-    /// No reflection reaches the particle (farther than h from every wall).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
-    /// `(flip, offset)` of each reflection.
+    /// `(flip, offset)` of each reflection, x's choice outermost and z's innermost.
     #[inline]
     fn iter(&self) -> impl Iterator<Item = (Vec3A, Vec3A)> + '_ {
-        self.maps[..self.n].iter().copied()
+        let [nx, ny, nz] = self.count;
+        (0..=nx)
+            .flat_map(move |cx| (0..=ny).flat_map(move |cy| (0..=nz).map(move |cz| [cx, cy, cz])))
+            .filter(|c| c.iter().sum::<usize>() > 0)
+            .map(|c| {
+                let (mut flip, mut offset) = (Vec3A::ONE, Vec3A::ZERO);
+                for (a, c) in c.into_iter().enumerate() {
+                    if c > 0 {
+                        flip[a] = -1.0;
+                        offset[a] = 2.0 * self.planes[a][c - 1];
+                    }
+                }
+                (flip, offset)
+            })
     }
 }
 
@@ -89,49 +95,29 @@ impl MirrorWalls {
     }
 
     /// The reflections that reach a particle at `p`: through each wall closer than h, and
-    /// through every combination of them on different axes.
+    /// through every combination of them on different axes; `None` when no wall is that close
+    /// (most particles: they pay one comparison).
     #[inline]
-    pub fn images(&self, p: Vec3A) -> Images {
-        let mut out = Images {
-            maps: [(Vec3A::ONE, Vec3A::ZERO); MAX_IMAGES],
-            n: 0,
-        };
+    pub fn images(&self, p: Vec3A) -> Option<Images> {
         if (p - self.min).min_element() >= self.h && (self.max - p).min_element() >= self.h {
-            return out;
+            return None;
         }
-        // Per axis: the planes within h (0, 1 or 2 of them).
-        let mut planes = [[0.0f32; 2]; 3];
-        let mut count = [0usize; 3];
+        let mut out = Images {
+            planes: [[0.0; 2]; 3],
+            count: [0; 3],
+        };
         for a in 0..3 {
             for (d, w) in [
                 (p[a] - self.min[a], self.min[a]),
                 (self.max[a] - p[a], self.max[a]),
             ] {
                 if d < self.h {
-                    planes[a][count[a]] = w;
-                    count[a] += 1;
+                    out.planes[a][out.count[a]] = w;
+                    out.count[a] += 1;
                 }
             }
         }
-        for cx in 0..=count[0] {
-            for cy in 0..=count[1] {
-                for cz in 0..=count[2] {
-                    if cx + cy + cz == 0 {
-                        continue;
-                    }
-                    let (mut flip, mut offset) = (Vec3A::ONE, Vec3A::ZERO);
-                    for (a, c) in [cx, cy, cz].into_iter().enumerate() {
-                        if c > 0 {
-                            flip[a] = -1.0;
-                            offset[a] = 2.0 * planes[a][c - 1];
-                        }
-                    }
-                    out.maps[out.n] = (flip, offset);
-                    out.n += 1;
-                }
-            }
-        }
-        out
+        Some(out)
     }
 
     /// The image sums of particle `i` (neighbor list `list`, positions `p`) for the density
@@ -197,10 +183,9 @@ impl MirrorWalls {
     /// The images' density shape sum `Σ_R Σ_j w` at particle `i` (the step's density after the
     /// solve), with the kernel shapes `k.kind` names.
     pub fn density_sum(&self, lists: &NeighborLists, i: usize, p: &[Vec3A], k: &Kernels) -> f32 {
-        let images = self.images(p[i]);
-        if images.is_empty() {
+        let Some(images) = self.images(p[i]) else {
             return 0.0;
-        }
+        };
         let list = lists.neighbors(i);
         by_shape!(k.kind, S => {
             let mut w = 0.0;
@@ -268,7 +253,9 @@ mod tests {
     }
 
     fn sums(k: &Kernels, m: &MirrorWalls, p: &[Vec3A], i: usize, l: &[u32]) -> ImageSums {
-        let images = m.images(p[i]);
+        let Some(images) = m.images(p[i]) else {
+            return ImageSums::default();
+        };
         match k.kind {
             KernelKind::Poly6Spiky => m.constraint_sums::<Poly6Spiky>(&images, l, i, p, k),
             KernelKind::CubicSpline => m.constraint_sums::<CubicSpline>(&images, l, i, p, k),
@@ -332,7 +319,7 @@ mod tests {
             let (p, mirror) = jittered(k.h);
             let mut checked = 0;
             for i in (0..p.len()).step_by(7) {
-                if mirror.images(p[i]).is_empty() {
+                if mirror.images(p[i]).is_none() {
                     continue;
                 }
                 let l = list(&p, i, k.h);
@@ -379,10 +366,9 @@ mod tests {
         let side = 2.0 * R * SIDE as f32;
         let mut checked = 0;
         for i in 0..p.len() {
-            let images = mirror.images(p[i]);
-            if images.is_empty() {
+            let Some(images) = mirror.images(p[i]) else {
                 continue;
-            }
+            };
             let l = list(&p, i, k.h);
             let got = k.grad_coef() * mirror.correction::<Poly6Spiky>(&images, &l, i, &pl, &k);
             // Each wall within h, and each combination across axes.

@@ -182,12 +182,11 @@ impl PbfConstraints {
                         let list = lists.neighbors(i);
                         let (mut sum_w, mut sum_g, mut sum_g2) =
                             density_and_gradients::<S>(list, i, pp, &k);
-                        if let Some(mirror) = mirror {
-                            let images = mirror.images(pp[i]);
-                            if !images.is_empty() {
-                                let s = mirror.constraint_sums::<S>(&images, list, i, pp, &k);
-                                (sum_w, sum_g, sum_g2) = (sum_w + s.w, sum_g + s.g, sum_g2 + s.g2);
-                            }
+                        if let Some(mirror) = mirror
+                            && let Some(images) = mirror.images(pp[i])
+                        {
+                            let s = mirror.constraint_sums::<S>(&images, list, i, pp, &k);
+                            (sum_w, sum_g, sum_g2) = (sum_w + s.w, sum_g + s.g, sum_g2 + s.g2);
                         }
                         let (rho_w, grad_w) = colliders.density(i, pp[i], solid);
                         wall_grad[o] = grad_w;
@@ -242,11 +241,10 @@ impl PbfConstraints {
                     let (dp, diff) = correction_and_difference::<S>(list, i, pl, &k, params);
                     dp + support.extra(diff)
                 };
-                if let Some(mirror) = mirror {
-                    let images = mirror.images(pp[i]);
-                    if !images.is_empty() {
-                        dp += mirror.correction::<S>(&images, list, i, pl, &k);
-                    }
+                if let Some(mirror) = mirror
+                    && let Some(images) = mirror.images(pp[i])
+                {
+                    dp += mirror.correction::<S>(&images, list, i, pl, &k);
                 }
                 let li = lambda[i];
                 colliders
