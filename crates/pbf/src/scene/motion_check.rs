@@ -6,6 +6,7 @@
 //! (a scene that warns still runs) or the motions themselves (`boundary::motion`).
 
 use super::Scene;
+use super::schema::ObstacleSpec;
 use crate::boundary::motion::Motion;
 use crate::boundary::shape::Shape;
 use glam::{Mat3, Vec3A};
@@ -240,14 +241,7 @@ impl Scene {
     ) -> Option<String> {
         let s = self.spacing();
         let (a_, b_) = (&self.obstacle[k], &self.obstacle[j]);
-        let (ra, rb) = (
-            Mat3::from_quat(a_.rotation()),
-            Mat3::from_quat(b_.rotation()),
-        );
-        let (ea, eb) = (
-            world_half_extents(a_.shape(), ra),
-            world_half_extents(b_.shape(), rb),
-        );
+        let ((ra, ea), (rb, eb)) = (turned(a_), turned(b_));
         let (ma, mb) = (a_.motion(), b_.motion());
         let centers = |t: f64| {
             (
@@ -315,14 +309,7 @@ impl Scene {
     fn slot_between(&self, k: usize, j: usize) -> Option<String> {
         let (s, r) = (self.spacing(), 0.5 * self.spacing());
         let (a_, b_) = (&self.obstacle[k], &self.obstacle[j]);
-        let (ra, rb) = (
-            Mat3::from_quat(a_.rotation()),
-            Mat3::from_quat(b_.rotation()),
-        );
-        let (ea, eb) = (
-            world_half_extents(a_.shape(), ra),
-            world_half_extents(b_.shape(), rb),
-        );
+        let ((ra, ea), (rb, eb)) = (turned(a_), turned(b_));
         let (ca, cb) = (Vec3A::from_array(a_.center), Vec3A::from_array(b_.center));
         (0..3).find_map(|a| {
             // Facing each other across `a`: the boxes overlap along the other two axes by more
@@ -353,6 +340,12 @@ fn sine_time(k: f64, period: f64, phase: f64) -> f64 {
     let turn = std::f64::consts::PI;
     let n = ((phase - k * turn) / turn).ceil();
     ((k + n) * turn - phase) / std::f64::consts::TAU * period
+}
+
+/// An obstacle's rotation as a matrix, and the half extents of the world box that holds it.
+fn turned(o: &ObstacleSpec) -> (Mat3, Vec3A) {
+    let rot = Mat3::from_quat(o.rotation());
+    (rot, world_half_extents(o.shape(), rot))
 }
 
 /// Whether `shape` turned by `rot` shows a flat face to the walls across world axis `a` (a box
