@@ -113,14 +113,14 @@ impl Scene {
                 continue;
             }
             if fixed {
-                let (rot, r) = (Mat3::from_quat(o.rotation()), 0.5 * s);
+                let rot = Mat3::from_quat(o.rotation());
                 let at_rest = gaps(Vec3A::ZERO);
                 for (side, name) in [(0, "min"), (1, "max")] {
                     for a in 0..3 {
                         let gap = at_rest[side][a];
                         // A slot, not a point or a line: a face parallel to the wall. Touching
                         // (or into the wall, to rounding) leaves no gap to ask about.
-                        if gap > 0.01 * r && gap < s * (1.0 - 1e-4) && faces(o.shape(), rot, a) {
+                        if too_narrow(gap, s) && faces(o.shape(), rot, a) {
                             out.push(format!(
                                 "obstacle[{k}] stands {gap:.4} m from the tank's {}-{name} \
                                  wall, less than the 2r = {s} m a particle needs between them: \
@@ -307,7 +307,7 @@ impl Scene {
     /// (the crevice rules hold a particle pressed in halfway between them, or slide it out).
     /// Touching or overlapping solids (a gap under 1% of r) leave no slot to ask about.
     fn slot_between(&self, k: usize, j: usize) -> Option<String> {
-        let (s, r) = (self.spacing(), 0.5 * self.spacing());
+        let s = self.spacing();
         let (a_, b_) = (&self.obstacle[k], &self.obstacle[j]);
         let ((ra, ea), (rb, eb)) = (turned(a_), turned(b_));
         let (ca, cb) = (Vec3A::from_array(a_.center), Vec3A::from_array(b_.center));
@@ -316,11 +316,7 @@ impl Scene {
             // than a particle, so the slot has an opening water could enter.
             let facing = (0..3).all(|b| b == a || (ca[b] - cb[b]).abs() < ea[b] + eb[b] - s);
             let gap = (ca[a] - cb[a]).abs() - ea[a] - eb[a];
-            (facing
-                && faces(a_.shape(), ra, a)
-                && faces(b_.shape(), rb, a)
-                && gap > 0.01 * r
-                && gap < s * (1.0 - 1e-4))
+            (facing && faces(a_.shape(), ra, a) && faces(b_.shape(), rb, a) && too_narrow(gap, s))
                 .then(|| {
                     format!(
                         "obstacle[{k}] and obstacle[{j}] stand {gap:.4} m apart across {}, less \
@@ -340,6 +336,13 @@ fn sine_time(k: f64, period: f64, phase: f64) -> f64 {
     let turn = std::f64::consts::PI;
     let n = ((phase - k * turn) / turn).ceil();
     ((k + n) * turn - phase) / std::f64::consts::TAU * period
+}
+
+/// Whether a slot `gap` wide between a flat face and a wall or another face fits no particle
+/// (spacing `s` = 2r): narrower than 2r, but not touching (under 1% of r, or into the other
+/// surface, to rounding, leaves no slot to ask about).
+fn too_narrow(gap: f32, s: f32) -> bool {
+    gap > 0.01 * (0.5 * s) && gap < s * (1.0 - 1e-4)
 }
 
 /// An obstacle's rotation as a matrix, and the half extents of the world box that holds it.
