@@ -34,7 +34,9 @@ fn bench(c: &mut Criterion) {
     let pl: Vec<Vec4> = (0..n)
         .map(|i| x[i].extend(-1e-4 * ((i * 7919 % 1000) as f32 / 1000.0)))
         .collect();
-    let swirl: Vec<f32> = (0..n).map(|i| (i % 13) as f32 * 0.01).collect();
+    let vs: Vec<Vec4> = (0..n)
+        .map(|i| v[i].extend((i % 13) as f32 * 0.01))
+        .collect();
     let mut group = c.benchmark_group("walks");
     group
         .sample_size(50)
@@ -76,7 +78,7 @@ fn bench(c: &mut Criterion) {
             kernels: &k,
             mass: solver.mass(),
             wall: &wall,
-            swirl: &swirl,
+            vs: &vs,
             pv: &[],
         };
         let needs = Needs {

@@ -31,6 +31,9 @@ pub struct Scratch {
     /// surface tension).
     pub normals: Vec<Vec4>,
     pub pv: Vec<Vec4>,
+    /// The velocities with each particle's swirl in w, that the kinematics pass walks for the
+    /// confinement's η (stays empty when the confinement is off).
+    pub vs: Vec<Vec4>,
 }
 
 /// Particles per rayon task in the solver's loops.

@@ -82,6 +82,7 @@ fn kinematics_of(
     let (mut rho, mut vv) = (vec![0.0; n], vec![glam::Vec4::ZERO; n]);
     let (mut curl, mut smooth) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
     let mut eta = vec![Vec3A::ZERO; n];
+    let vs: Vec<glam::Vec4> = v.iter().zip(swirl).map(|(v, &s)| v.extend(s)).collect();
     kinematics(
         &KinematicsIn {
             lists: ns.lists(),
@@ -90,7 +91,7 @@ fn kinematics_of(
             kernels,
             mass: m,
             wall: &|i| wall[i],
-            swirl,
+            vs: &vs,
             pv: &[],
         },
         Needs {
@@ -369,7 +370,7 @@ fn surface_tension_matches_akinci_2013_pair_by_pair() {
             kernels: &kernels,
             mass: m,
             wall: &|i| wall[i],
-            swirl: &[],
+            vs: &[],
             pv: &pv,
         },
         forces.needs(),

@@ -582,6 +582,9 @@ impl Solver {
         }
         if needs.swirl {
             scratch.eta.resize(n, Vec3A::ZERO);
+            // Each neighbor's velocity and swirl in one load (the ghosts' both from owners).
+            scratch.vs.resize(n, Vec4::ZERO);
+            par_gather(&mut scratch.vs, |i| f.v[i].extend(f.swirl[i]));
         }
         if needs.normals {
             scratch.normals.resize(n, Vec4::ZERO);
@@ -607,7 +610,7 @@ impl Solver {
                         }
                     }
                 },
-                swirl: &f.swirl,
+                vs: &scratch.vs,
                 pv: &scratch.pv,
             },
             needs,

@@ -14,7 +14,9 @@
 //! - if asked, the smoothed velocity difference `s_i = (1/ρ_i) Σ_j m (v_j − v_i) W_ij`:
 //!   the pull toward the neighbors' average that XSPH scales by its coefficient;
 //! - if asked, the gradient `η_i = Σ_j σ_j ∇_{p_i} W_ij` of a per-particle scalar σ given
-//!   (the vorticity confinement's, with σ its swirl of the last step);
+//!   (the vorticity confinement's, with σ its swirl of the last step), read with the
+//!   velocity in one load (`vs`: a scalar gathered on its own cost this pass a fifth of its
+//!   time, `cargo bench --bench walks`);
 //! - if asked, the surface normal `n_i = h Σ_j (m/ρ̃_j) ∇_{p_i} W_ij` (Akinci et al.
 //!   2013's), with `m/ρ̃` the volumes given: from the density solve's last measurement, one
 //!   correction before these positions (the same density when an error-controlled solve stops
@@ -91,8 +93,9 @@ pub struct KinematicsIn<'a> {
     pub kernels: &'a Kernels,
     pub mass: f32,
     pub wall: &'a (dyn Fn(usize) -> f32 + Sync),
-    /// The scalar σ whose gradient η is (read when [`Needs::swirl`] asks for η).
-    pub swirl: &'a [f32],
+    /// The velocities with the scalar σ whose gradient η is in w (read in place of `v` when
+    /// [`Needs::swirl`] asks for η: a neighbor's velocity and σ come in one load).
+    pub vs: &'a [Vec4],
     /// When [`Needs::normals`] asks for them: `p` with each particle's volume `m / ρ̃_i` in w,
     /// the weight the normals give it (walked in place of `p`, so a neighbor's position and
     /// volume come in one load).
@@ -157,7 +160,7 @@ fn pass<S: Shape, const FLAGS: u8, P: Point + Sync>(
         kernels: k,
         mass,
         wall,
-        swirl,
+        vs,
         ..
     } = *input;
     let n = pts.len();
@@ -165,7 +168,7 @@ fn pass<S: Shape, const FLAGS: u8, P: Point + Sync>(
     assert!(out.density.len() == n && out.vv.len() == n);
     assert!(!curl_on || out.curl.len() == n);
     assert!(!smooth_on || out.smoothing.len() == n);
-    assert!(!eta_on || (out.eta.len() == n && swirl.len() == n));
+    assert!(!eta_on || (out.eta.len() == n && vs.len() == n));
     assert!(!normals_on || out.normals.len() == n);
     let curl_chunks = optional_chunks(curl_on, out.curl, n);
     let smooth_chunks = optional_chunks(smooth_on, out.smoothing, n);
@@ -205,14 +208,20 @@ fn pass<S: Shape, const FLAGS: u8, P: Point + Sync>(
                         nz += e * c.z;
                     }
                     if curl_on || smooth_on {
-                        let (dx, dy, dz) = c.gather_diff(v, vi);
+                        // With η: the neighbors' σ in w (else unread).
+                        let (dx, dy, dz, sigma) = if eta_on {
+                            c.gather_diff_w(vs, vi)
+                        } else {
+                            let (dx, dy, dz) = c.gather_diff(v, vi);
+                            (dx, dy, dz, z)
+                        };
                         if curl_on {
                             // (v_j − v_i) × ∇_{p_j} W_ij = cg g (r × (v_j − v_i)).
                             cx += g * (c.y * dz - c.z * dy);
                             cy += g * (c.z * dx - c.x * dz);
                             cz += g * (c.x * dy - c.y * dx);
                             if eta_on {
-                                let e = g * c.gather_scalar(swirl);
+                                let e = g * sigma;
                                 ex += e * c.x;
                                 ey += e * c.y;
                                 ez += e * c.z;

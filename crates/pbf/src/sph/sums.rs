@@ -120,12 +120,6 @@ impl Chunk {
         self.r2.simd_gt(f32x8::splat(tiny)).select(g, f32x8::ZERO)
     }
 
-    /// `a[idx[l]]` per lane (padding lanes read particle `i`'s own value).
-    #[inline(always)]
-    pub fn gather_scalar(&self, a: &[f32]) -> f32x8 {
-        f32x8::new(std::array::from_fn(|l| a[self.idx[l]]))
-    }
-
     /// `a[idx[l]].xyz − ai` per lane and component.
     #[inline(always)]
     pub fn gather_diff<P: Point>(&self, a: &[P], ai: Vec3A) -> (f32x8, f32x8, f32x8) {
