@@ -45,7 +45,7 @@ pub struct Needs {
     pub curl: bool,
     /// The smoothed velocity difference s.
     pub smoothing: bool,
-    /// The gradient η of the swirl given ([`KinematicsIn::swirl`]); implies the curl.
+    /// The gradient η of the swirl given (in w of [`KinematicsIn::vs`]); implies the curl.
     pub swirl: bool,
     /// The surface normals, weighted by the volumes given ([`KinematicsIn::pv`]).
     pub normals: bool,
