@@ -65,7 +65,8 @@ pub trait Collider: Send + Sync {
         Vec3A::ZERO
     }
     /// The signed distance from `p` to the solid's surface, positive on the fluid's side (for
-    /// the run's watch of how close particles come; not used by the step).
+    /// the run's watch of how close particles come, and the inflow's: where a site may emit and
+    /// a jet is guided; not used by the density solve or the projections).
     fn clearance(&self, p: Vec3A) -> f32;
     /// The world box outside which `project` and `density` leave a particle alone (`None`:
     /// anywhere), where the solid is now: passes skip whole chunks of particles outside it.

@@ -143,11 +143,17 @@ impl Inflow {
                 Source::Block { .. } => None,
             })
             .collect();
-        Guides::new(zones)
+        Guides::new(zones, self.keep())
     }
 
     pub fn is_empty(&self) -> bool {
         self.sources.is_empty()
+    }
+
+    /// How far from every wall and solid a particle must be: r, less a margin (rounding is
+    /// not a violation: a site r from a wall by construction stays).
+    fn keep(&self) -> f32 {
+        0.5 * self.spacing * (1.0 - 1e-4)
     }
 
     /// The scene's particles before any was added (the first new id).
@@ -230,8 +236,7 @@ impl Inflow {
         colliders: &ColliderSet,
     ) -> usize {
         let before = fluid.len();
-        // Rounding is not a violation: a site r from a wall by construction stays.
-        let keep = 0.5 * self.spacing * (1.0 - 1e-4);
+        let keep = self.keep();
         // A block's site needs no particle closer than the spacing (a nozzle's, closer than its
         // own sites come), with a margin for rounding: a layer leaves when the last has moved
         // exactly one pitch on.

@@ -354,7 +354,7 @@ impl Solver {
             .zip(self.fluid.x.par_iter())
             .with_min_len(CHUNK)
             .for_each(|((p, &v), &x)| {
-                let v = guides.velocity(x).unwrap_or(v + dt * g);
+                let v = guides.velocity(x, colliders).unwrap_or(v + dt * g);
                 *p = colliders.project_walls(x + dt * v);
             });
         self.colliders.project_solids(&mut self.p, &self.fluid.x);
@@ -556,7 +556,7 @@ impl Solver {
                 .zip(f.x.par_iter())
                 .with_min_len(CHUNK)
                 .for_each(|(p, &x)| {
-                    if let Some(ve) = guides.velocity(x) {
+                    if let Some(ve) = guides.velocity(x, colliders) {
                         *p = colliders.project_from(x + dt * ve, x);
                     }
                 });
@@ -658,7 +658,7 @@ impl Solver {
                 .zip(p.par_iter())
                 .with_min_len(CHUNK)
                 .for_each(|((v, &x), &p)| {
-                    if guides.velocity(x).is_some() {
+                    if guides.velocity(x, colliders).is_some() {
                         *v = (p - x) / dt;
                     }
                 });
