@@ -15,9 +15,9 @@
 //! spacing behind the nozzle to one kernel radius in front of it, across the nozzle's footprint
 //! (its sites' extent, plus half a spacing). By then it has a full kernel's worth of fluid
 //! behind it and leaves the zone into a stream whose back is held. The zone stays active until
-//! the last layer has left it. A particle whose free run ahead (a zone's length along the jet)
-//! meets a wall or solid is not guided ([`Guides::velocity`]): the jet reaches the wall as
-//! free water, under its pressure. Membership is a pure function of the position, so it needs no
+//! the last layer has left it. A particle whose free run ahead (a zone's length along the jet,
+//! or a wide jet's area over its perimeter: [`Zone::free_run`]) meets a wall or solid is not
+//! guided ([`Guides::velocity`]): the jet reaches the wall as free water, under its pressure. Membership is a pure function of the position, so it needs no
 //! per-particle state and does not depend on the thread count.
 
 use crate::boundary::ColliderSet;
@@ -49,6 +49,19 @@ pub struct Zone {
 }
 
 impl Zone {
+    /// How much free run a guided particle needs ahead of it: the zone's length, or more for
+    /// a wide jet, its area over its perimeter (half a round jet's radius). Held to its
+    /// velocity, the jet pushes the water between it and a wall out sideways through the gap
+    /// the free run leaves, at `U · area / (perimeter · gap)`: no faster than the jet itself
+    /// when the gap is at least area / perimeter.
+    pub fn free_run(&self) -> f32 {
+        let across = match self.footprint {
+            Footprint::Rect { half_u, half_v } => half_u * half_v / (half_u + half_v),
+            Footprint::Circle { radius } => radius / 2.0,
+        };
+        self.ahead.max(across)
+    }
+
     /// Whether `p` lies in the zone.
     #[inline]
     pub fn holds(&self, p: Vec3A) -> bool {
@@ -86,19 +99,21 @@ impl Guides {
     }
 
     /// The velocity imposed on a particle at `p` (at the start of the step), if any: that of
-    /// the first zone, in the scene's order, that holds it, while the jet has a zone's length
-    /// of free run ahead of it: the point `ahead` further along the jet lies clear of every
-    /// wall and solid (`colliders` where they are in this step).
+    /// the first zone, in the scene's order, that holds it, while the jet has free run ahead
+    /// of it: the point [`Zone::free_run`] further along the jet lies clear of every wall and
+    /// solid (`colliders` where they are in this step).
     ///
     /// A guided particle ignores the pressure, so a zone reaching into a wall (a tap a few
     /// centimetres over the floor, a nozzle facing a wall) made a piston of the jet: it
     /// squeezed the water between itself and the wall out sideways at twice the jet's speed
-    /// (a 1.5 m/s tap 6 cm over the floor: 3.3 m/s along it), or drove layers onto each other
-    /// against the wall and shot one out at 20 m/s (1 m/s, 5 cm from the wall). Released a
-    /// kernel radius before the wall, the jet meets it as free water.
+    /// (a 1.5 m/s tap 6 cm over the floor: 3.3 m/s along it; a 30 cm square one at 1 m/s,
+    /// 8 cm over it: 4 m/s), or drove layers onto each other against the wall and shot one
+    /// out at 20 m/s (1 m/s, 5 cm from the wall). Released that far before the wall, the jet
+    /// meets it as free water.
     #[inline]
     pub fn velocity(&self, p: Vec3A, colliders: &ColliderSet) -> Option<Vec3A> {
         let z = self.zones.iter().find(|z| z.holds(p))?;
-        (colliders.clearance_at(p + z.direction * z.ahead) >= self.keep).then_some(z.velocity)
+        let ahead = p + z.direction * z.free_run();
+        (colliders.clearance_at(ahead) >= self.keep).then_some(z.velocity)
     }
 }

@@ -313,8 +313,8 @@ impl Scene {
     /// there), an emitter reaching past the tank's walls (its sites there never emit), a
     /// nozzle under water when it opens (a site with a particle within 2r does not emit), a
     /// nozzle overlapping an earlier one open at the same time (the earlier one fills the
-    /// shared sites), and a nozzle facing a wall or fixed solid closer than 2h + r (its jet is
-    /// not held all the way, so it falls short of its schedule).
+    /// shared sites), and a nozzle facing a wall or fixed solid closer than its guide zone and free run (its
+    /// jet is not held all the way, so it falls short of its schedule).
     fn inflow_warnings(&self) -> Vec<String> {
         let end = self.time.end;
         let mut out = Vec::new();
@@ -398,11 +398,13 @@ impl Scene {
                 }
             }
             let r = self.particles.radius;
-            // A jet is held to its velocity only where a kernel radius of free run lies ahead
+            // A jet is held to its velocity only where it has free run ahead
             // (`inflow::guide::Guides::velocity`): the whole guide zone (h) is held when a
-            // point 2h ahead of the nozzle is clear of the walls and fixed solids.
+            // point h + that run ahead of the nozzle is clear of the walls and fixed solids.
             let keep = 0.5 * s * (1.0 - 1e-4);
-            let ahead = e.unit_direction() * (2.0 * self.kernel_radius());
+            let zone = e.zone(s, self.kernel_radius());
+            let reach = self.kernel_radius() + zone.free_run();
+            let ahead = e.unit_direction() * reach;
             let fixed: Vec<_> = (self.obstacle.iter())
                 .filter(|o| o.motion.is_none())
                 .map(|o| o.placed_at(seconds(e.start)))
@@ -417,12 +419,13 @@ impl Scene {
             if short_run > 0 {
                 out.push(format!(
                     "emitter[{k}]: {short_run} of its {} sites face a wall or a fixed solid \
-                     less than 2h + r = {} m ahead along the jet: a jet is held to its velocity \
-                     only where a kernel radius of free run lies ahead (held up to the wall, it \
-                     would squeeze the water there out faster than it came), so this close it \
-                     meets the wall as free water and delivers less than its schedule",
+                     less than {} m ahead along the jet (its guide zone h, then the free run \
+                     it needs, the larger of h and its area over its perimeter, then r): a jet \
+                     is held to its velocity only where that run lies ahead (held up to the \
+                     wall, it would squeeze the water there out faster than it came), so this \
+                     close it meets the wall as free water and delivers less than its schedule",
                     sites.len(),
-                    short(f64::from(2.0 * self.kernel_radius() + r))
+                    short(f64::from(reach + r))
                 ));
             }
             for (j, o) in self.obstacle.iter().enumerate() {
