@@ -17,8 +17,9 @@
 //! behind it and leaves the zone into a stream whose back is held. The zone stays active until
 //! the last layer has left it. A particle whose free run ahead (a zone's length along the jet,
 //! or a wide jet's area over its perimeter: [`Zone::free_run`]) meets a wall or solid is not
-//! guided ([`Guides::velocity`]): the jet reaches the wall as free water, under its pressure. Membership is a pure function of the position, so it needs no
-//! per-particle state and does not depend on the thread count.
+//! guided ([`Guides::velocity`]): the jet reaches the wall as free water, under its pressure.
+//! Membership is a pure function of the position, so it needs no per-particle state and does
+//! not depend on the thread count.
 
 use crate::boundary::ColliderSet;
 use glam::Vec3A;
@@ -88,8 +89,8 @@ pub struct Guides {
 }
 
 impl Guides {
-    /// The zones `zones`, whose particles are guided while the point a zone's length ahead
-    /// of them is at least `keep` from every collider.
+    /// The zones `zones`, whose particles are guided while the point their free run ahead
+    /// ([`Zone::free_run`]) is at least `keep` from every collider.
     pub fn new(zones: Vec<Zone>, keep: f32) -> Self {
         Guides { zones, keep }
     }

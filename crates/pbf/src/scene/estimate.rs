@@ -81,7 +81,7 @@ impl Scene {
         // each sum a force reads (XSPH's smoothing; the confinement's η and the velocities
         // with swirl; surface tension's normals and positions with volumes) and two for
         // obstacles (their density and support), neighbor indices, grid arrays; per cell:
-        // start offset and box. (The paper's dam break at its scale: 604 MB against 577
+        // start offset and box. (The paper's dam break at its scale: 603 MB against 577
         // measured after three steps; 524 against 497 with those forces off.)
         let on = |b: bool| if b { 1.0 } else { 0.0 };
         let sums = on(self.pbf.xsph != 0.0)

@@ -313,8 +313,8 @@ impl Scene {
     /// there), an emitter reaching past the tank's walls (its sites there never emit), a
     /// nozzle under water when it opens (a site with a particle within 2r does not emit), a
     /// nozzle overlapping an earlier one open at the same time (the earlier one fills the
-    /// shared sites), and a nozzle facing a wall or fixed solid closer than its guide zone and free run (its
-    /// jet is not held all the way, so it falls short of its schedule).
+    /// shared sites), and a nozzle facing a wall or fixed solid closer than its guide zone
+    /// and free run (its jet is not held all the way, so it falls short of its schedule).
     fn inflow_warnings(&self) -> Vec<String> {
         let end = self.time.end;
         let mut out = Vec::new();
