@@ -34,6 +34,12 @@ use glam::Vec3A;
 use guide::{Guides, Zone};
 use nsearch::Grid;
 
+/// How far from every wall and solid a new or guided particle must be at lattice spacing `s`:
+/// r, less a margin (rounding is not a violation: a site r from a wall by construction stays).
+pub fn keep(s: f32) -> f32 {
+    0.5 * s * (1.0 - 1e-4)
+}
+
 /// Where particles come from.
 #[derive(Clone, Debug)]
 enum Source {
@@ -150,10 +156,8 @@ impl Inflow {
         self.sources.is_empty()
     }
 
-    /// How far from every wall and solid a particle must be: r, less a margin (rounding is
-    /// not a violation: a site r from a wall by construction stays).
     fn keep(&self) -> f32 {
-        0.5 * self.spacing * (1.0 - 1e-4)
+        keep(self.spacing)
     }
 
     /// The scene's particles before any was added (the first new id).

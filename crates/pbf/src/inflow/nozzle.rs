@@ -171,8 +171,7 @@ impl EmitterSpec {
     /// [`pitch`](Self::pitch) apart), rather than creating particles the walls would throw back
     /// at many metres a second.
     pub fn sites_in(&self, s: f32, tank: &BoxSpec) -> Vec<Vec3A> {
-        // Rounding in the layout is not a violation: a row r from a wall by construction stays.
-        let keep = 0.5 * s * (1.0 - 1e-4);
+        let keep = super::keep(s);
         let mut sites = self.sites(s);
         sites.retain(|p| (0..3).all(|a| p[a] - tank.min[a] >= keep && tank.max[a] - p[a] >= keep));
         sites

@@ -401,7 +401,7 @@ impl Scene {
             // A jet is held to its velocity only where it has free run ahead
             // (`inflow::guide::Guides::velocity`): the whole guide zone (h) is held when a
             // point h + that run ahead of the nozzle is clear of the walls and fixed solids.
-            let keep = 0.5 * s * (1.0 - 1e-4);
+            let keep = crate::inflow::keep(s);
             let zone = e.zone(s, self.kernel_radius());
             let reach = self.kernel_radius() + zone.free_run();
             let ahead = e.unit_direction() * reach;
