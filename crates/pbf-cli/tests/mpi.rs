@@ -120,7 +120,7 @@ fn an_emitter_with_a_moving_obstacle_split_four_ways_is_the_one_process_run() {
 #[test]
 fn mirror_walls_split_three_ways_are_the_one_process_run() {
     // The dam break with the tank's walls as mirrors (their images are summed from each
-    // particle's own list, ghosts included) at the paper scenes' h = 5.4r, split across x: the
+    // particle's own list, ghosts included) at h = 5.4r, split across x: the
     // end processes hold the side walls, every process a stretch of the floor.
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let text = std::fs::read_to_string(format!("{root}/configs/dam_break_small.toml"))
