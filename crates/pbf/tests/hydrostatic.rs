@@ -399,7 +399,7 @@ fn the_still_tank_stays_still_for_three_seconds() {
     let r = scene.particles.radius;
     let mut s = Solver::new(&scene).unwrap();
     let n = s.fluid.len();
-    let layer = n / 50; // 50 x 50 sites a layer
+    let layer = n / 25; // 25 layers of 25 x 25 sites
     let heights = |s: &Solver| {
         let y = heights_ascending(s);
         (y[n - 1], mean_of_highest(&y, layer))

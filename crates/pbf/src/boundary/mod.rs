@@ -9,6 +9,7 @@
 //! the scene asks for them). Does not touch: particles.
 
 mod crevice;
+pub mod curvature;
 use crevice::out_of_solids;
 pub mod mesh;
 pub mod mirror;

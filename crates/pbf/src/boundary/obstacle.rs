@@ -17,9 +17,12 @@
 //! A moving obstacle moves its surface, so the particles it pushes take its velocity through
 //! the position update `v = (p − x) / dt`. The density the solid adds is the tank's
 //! wall table at the distance to the nearest surface, less the part beyond the solid's
-//! thickness there (exact for a slab, so a plate thinner than h adds only its own mass).
+//! thickness there (exact for a slab, so a plate thinner than h adds only its own mass); beside a
+//! sphere or a cylinder's side, the table scaled by the share of the kernel the curved solid
+//! holds (`curvature`).
 
 use super::Collider;
+use super::curvature::{curved_table, cylinder_weight, sphere_weight};
 use super::mesh::Mesh;
 use super::motion::Motion;
 use super::shape::Shape;
@@ -39,6 +42,9 @@ pub struct Obstacle {
     /// Particle radius: particles are kept this far from the surface.
     r: f32,
     table: WallTable,
+    /// The table of a sphere or a cylinder's side (`curvature`): the flat one scaled by how
+    /// much of the kernel the curved solid holds; `None` for a box.
+    curved: Option<WallTable>,
     /// The centre at the current time (see [`Collider::set_time`]).
     center: Vec3A,
     /// The centre when the step under way began (see [`Collider::set_step`]).
@@ -66,8 +72,18 @@ impl Obstacle {
         let he = shape.half_extents();
         let reach_box =
             m.x_axis.abs() * he.x + m.y_axis.abs() * he.y + m.z_axis.abs() * he.z + margin;
+        let curved = match shape {
+            Shape::Box { .. } => None,
+            Shape::Sphere { radius } => Some(curved_table(&table, |d| {
+                sphere_weight(&table.kernels, radius as f64, d)
+            })),
+            Shape::Cylinder { radius, .. } => Some(curved_table(&table, |d| {
+                cylinder_weight(&table.kernels, radius as f64, d)
+            })),
+        };
         let mut o = Obstacle {
             shape,
+            curved,
             rest_center: center,
             rotation,
             inverse: rotation.inverse(),
@@ -103,6 +119,11 @@ impl Obstacle {
 
     /// The density and its gradient at the surface point `s` (within h) describes.
     fn density_at(&self, s: &super::shape::Surface) -> (f32, Vec3A) {
+        if let Some(c) = self.curved_at(s) {
+            // The whole solid is in the curved table's integral: no far side to take off.
+            let (rho, drho) = c.at(s.distance);
+            return (rho, drho * (self.rotation * s.normal));
+        }
         let (near, dnear) = self.table.at(s.distance);
         let (far, dfar) = self.table.at(s.distance + s.thickness);
         (near - far, (dnear - dfar) * (self.rotation * s.normal))
@@ -110,9 +131,19 @@ impl Obstacle {
 
     /// The solid's share of the kernel moment at the surface point `s` describes.
     fn support_at(&self, s: &super::shape::Surface) -> Support {
+        if let Some(c) = self.curved_at(s) {
+            let [t, n] = c.support(s.distance);
+            return Support::solid(self.rotation * s.normal, t, n);
+        }
         let [t0, n0] = self.table.support(s.distance);
         let [t1, n1] = self.table.support(s.distance + s.thickness);
         Support::solid(self.rotation * s.normal, t0 - t1, n0 - n1)
+    }
+
+    /// The curved table, where the nearest surface is curved.
+    #[inline]
+    fn curved_at(&self, s: &super::shape::Surface) -> Option<&WallTable> {
+        self.curved.as_ref().filter(|_| s.curved)
     }
 
     /// Whether `p` lies outside the box where the solid acts (see `reach_box`).
@@ -228,7 +259,10 @@ impl Collider for Obstacle {
         let Some(s) = self.within_h(p) else {
             return Vec3A::ZERO;
         };
-        let pull = self.table.adhesion(s.distance) - self.table.adhesion(s.distance + s.thickness);
+        let pull = match self.curved_at(&s) {
+            Some(c) => c.adhesion(s.distance),
+            None => self.table.adhesion(s.distance) - self.table.adhesion(s.distance + s.thickness),
+        };
         -pull * (self.rotation * s.normal)
     }
 

@@ -30,6 +30,9 @@ pub struct Surface {
     pub distance: f32,
     pub normal: Vec3A,
     pub thickness: f32,
+    /// The nearest point is on a sphere or a cylinder's side (not a face, cap or rim): the
+    /// solid's curved wall table applies (`curvature`).
+    pub curved: bool,
 }
 
 /// `+1` for `x >= 0`, else `-1` (a point on a symmetry plane goes to the positive side).
@@ -79,6 +82,7 @@ impl Shape {
                         distance: len,
                         normal,
                         thickness: 2.0 * half[a],
+                        curved: false,
                     }
                 } else {
                     // Inside: the nearest face is the one with the least penetration.
@@ -89,6 +93,7 @@ impl Shape {
                         distance: d[a],
                         normal,
                         thickness: 2.0 * half[a],
+                        curved: false,
                     }
                 }
             }
@@ -117,18 +122,21 @@ impl Shape {
                         distance: len,
                         normal,
                         thickness,
+                        curved: b == 0.0,
                     }
                 } else if dr >= dy {
                     Surface {
                         distance: dr,
                         normal: radial,
                         thickness: 2.0 * radius,
+                        curved: true,
                     }
                 } else {
                     Surface {
                         distance: dy,
                         normal: axial,
                         thickness: 2.0 * half_length,
+                        curved: false,
                     }
                 }
             }
@@ -138,6 +146,7 @@ impl Shape {
                     distance: len - radius,
                     normal: if len > 0.0 { q / len } else { Vec3A::X },
                     thickness: 2.0 * radius,
+                    curved: true,
                 }
             }
         }

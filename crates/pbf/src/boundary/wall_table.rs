@@ -114,12 +114,7 @@ impl WallTable {
         let step = h / (n - 1) as f64;
         let sums: Vec<(f64, f64, [f64; 2])> = (0..n).map(|k| sum_at(k as f64 * step)).collect();
         let rho: Vec<f64> = sums.iter().map(|s| s.0).collect();
-        let drho = (0..n)
-            .map(|k| {
-                let (a, b) = (k.saturating_sub(1), (k + 1).min(n - 1));
-                ((rho[b] - rho[a]) / ((b - a) as f64 * step)) as f32
-            })
-            .collect();
+        let drho = Self::derivative(&rho, step);
         WallTable {
             h: kernels.h,
             kernels: *kernels,
@@ -130,6 +125,36 @@ impl WallTable {
             adh: sums.iter().map(|s| s.1 as f32).collect(),
             share: sums.iter().map(|s| s.2.map(|x| x as f32)).collect(),
         }
+    }
+
+    /// This table with every sample (density, adhesion, the moment's shares) scaled by
+    /// `ratio(d)` at its distance `d`, and the density's derivative taken again (see
+    /// `curvature`).
+    pub fn scaled(&self, mut ratio: impl FnMut(f64) -> f64) -> WallTable {
+        let n = self.rho.len();
+        let step = self.h as f64 / (n - 1) as f64;
+        let f: Vec<f64> = (0..n).map(|k| ratio(k as f64 * step)).collect();
+        let rho: Vec<f64> = (0..n).map(|k| self.rho[k] as f64 * f[k]).collect();
+        WallTable {
+            drho: Self::derivative(&rho, step),
+            rho: rho.iter().map(|&x| x as f32).collect(),
+            adh: (0..n).map(|k| (self.adh[k] as f64 * f[k]) as f32).collect(),
+            share: (0..n)
+                .map(|k| self.share[k].map(|x| (x as f64 * f[k]) as f32))
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Central differences of samples `step` apart (one-sided at the ends).
+    fn derivative(v: &[f64], step: f64) -> Vec<f32> {
+        let n = v.len();
+        (0..n)
+            .map(|k| {
+                let (a, b) = (k.saturating_sub(1), (k + 1).min(n - 1));
+                ((v[b] - v[a]) / ((b - a) as f64 * step)) as f32
+            })
+            .collect()
     }
 
     /// The share `(φ_t, φ_n)` of a particle's kernel moment that lies beyond a wall at
