@@ -15,7 +15,9 @@
 //! [`cylinder_weight`]); the lattice's own sum, which the flat table is, keeps its calibration (a
 //! large radius gives the flat table back). The density, the adhesion and the walls' share of the
 //! kernel moment are scaled alike (the share by the density's ratio: an approximation, exact for
-//! a plane).
+//! a plane). A cylinder's table is an infinite cylinder's: beside a cylinder shorter than 2h, or
+//! within h of a cap, it counts solid beyond the cap that is not there (less than the flat table
+//! did).
 //!
 //! Owns: the curved tables' construction. Does not touch: where a solid is, or which of its
 //! surfaces is nearest (`shape`, `obstacle`).
