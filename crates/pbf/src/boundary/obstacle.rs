@@ -119,31 +119,35 @@ impl Obstacle {
 
     /// The density and its gradient at the surface point `s` (within h) describes.
     fn density_at(&self, s: &super::shape::Surface) -> (f32, Vec3A) {
-        if let Some(c) = self.curved_at(s) {
-            // The whole solid is in the curved table's integral: no far side to take off.
-            let (rho, drho) = c.at(s.distance);
-            return (rho, drho * (self.rotation * s.normal));
+        let (table, far) = self.table_at(s);
+        let (mut rho, mut drho) = table.at(s.distance);
+        if let Some(far) = far {
+            let (f, df) = table.at(far);
+            (rho, drho) = (rho - f, drho - df);
         }
-        let (near, dnear) = self.table.at(s.distance);
-        let (far, dfar) = self.table.at(s.distance + s.thickness);
-        (near - far, (dnear - dfar) * (self.rotation * s.normal))
+        (rho, drho * (self.rotation * s.normal))
     }
 
     /// The solid's share of the kernel moment at the surface point `s` describes.
     fn support_at(&self, s: &super::shape::Surface) -> Support {
-        if let Some(c) = self.curved_at(s) {
-            let [t, n] = c.support(s.distance);
-            return Support::solid(self.rotation * s.normal, t, n);
+        let (table, far) = self.table_at(s);
+        let [mut t, mut n] = table.support(s.distance);
+        if let Some(far) = far {
+            let [t1, n1] = table.support(far);
+            (t, n) = (t - t1, n - n1);
         }
-        let [t0, n0] = self.table.support(s.distance);
-        let [t1, n1] = self.table.support(s.distance + s.thickness);
-        Support::solid(self.rotation * s.normal, t0 - t1, n0 - n1)
+        Support::solid(self.rotation * s.normal, t, n)
     }
 
-    /// The curved table, where the nearest surface is curved.
+    /// The table that applies at the surface point `s`, and the distance of the solid's far
+    /// side there, whose lattice the flat table counts and the solid does not have (none beside
+    /// a curved side: its table holds the whole solid).
     #[inline]
-    fn curved_at(&self, s: &super::shape::Surface) -> Option<&WallTable> {
-        self.curved.as_ref().filter(|_| s.curved)
+    fn table_at(&self, s: &super::shape::Surface) -> (&WallTable, Option<f32>) {
+        match &self.curved {
+            Some(c) if s.curved => (c, None),
+            _ => (&self.table, Some(s.distance + s.thickness)),
+        }
     }
 
     /// Whether `p` lies outside the box where the solid acts (see `reach_box`).
@@ -259,10 +263,8 @@ impl Collider for Obstacle {
         let Some(s) = self.within_h(p) else {
             return Vec3A::ZERO;
         };
-        let pull = match self.curved_at(&s) {
-            Some(c) => c.adhesion(s.distance),
-            None => self.table.adhesion(s.distance) - self.table.adhesion(s.distance + s.thickness),
-        };
+        let (table, far) = self.table_at(&s);
+        let pull = table.adhesion(s.distance) - far.map_or(0.0, |f| table.adhesion(f));
         -pull * (self.rotation * s.normal)
     }
 

@@ -135,15 +135,14 @@ impl WallTable {
         let step = self.h as f64 / (n - 1) as f64;
         let f: Vec<f64> = (0..n).map(|k| ratio(k as f64 * step)).collect();
         let rho: Vec<f64> = (0..n).map(|k| self.rho[k] as f64 * f[k]).collect();
-        WallTable {
-            drho: Self::derivative(&rho, step),
-            rho: rho.iter().map(|&x| x as f32).collect(),
-            adh: (0..n).map(|k| (self.adh[k] as f64 * f[k]) as f32).collect(),
-            share: (0..n)
-                .map(|k| self.share[k].map(|x| (x as f64 * f[k]) as f32))
-                .collect(),
-            ..self.clone()
+        let mut t = self.clone();
+        t.drho = Self::derivative(&rho, step);
+        for k in 0..n {
+            t.rho[k] = rho[k] as f32;
+            t.adh[k] = (self.adh[k] as f64 * f[k]) as f32;
+            t.share[k] = self.share[k].map(|x| (x as f64 * f[k]) as f32);
         }
+        t
     }
 
     /// Central differences of samples `step` apart (one-sided at the ends).
