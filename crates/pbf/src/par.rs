@@ -17,9 +17,6 @@ pub struct Scratch {
     /// The solids' density and gradient at each particle (`boundary::ColliderSet::solid_density`;
     /// stays empty in scenes without obstacles).
     pub solid: Vec<Vec4>,
-    /// The solids' share of each particle's kernel moment, packed (`boundary::Support::pack`;
-    /// stays empty in scenes without obstacles or without the walls' pressure gradient).
-    pub share: Vec<Vec4>,
     /// The smoothed velocity differences of the step's kinematics pass
     /// (`sph::kinematics`; stays empty when no force reads them).
     pub smoothing: Vec<Vec3A>,

@@ -13,9 +13,8 @@
 //! integral over the solid to its integral over the half-space, for a particle at distance `d`
 //! from the surface (both exact 1-D or 2-D integrals in f64: [`sphere_weight`],
 //! [`cylinder_weight`]); the lattice's own sum, which the flat table is, keeps its calibration (a
-//! large radius gives the flat table back). The density, the adhesion and the walls' share of the
-//! kernel moment are scaled alike (the share by the density's ratio: an approximation, exact for
-//! a plane). A cylinder's table is an infinite cylinder's: beside a cylinder shorter than 2h, or
+//! large radius gives the flat table back). The density and the adhesion are scaled alike (solids
+//! carry no share of the kernel moment: `support`). A cylinder's table is an infinite cylinder's: beside a cylinder shorter than 2h, or
 //! within h of a cap, it counts solid beyond the cap that is not there (less than the flat table
 //! did).
 //!

@@ -50,15 +50,10 @@ pub trait Collider: Send + Sync {
     }
     /// The solid's density contribution at `p` and its gradient with respect to `p`.
     fn density(&self, p: Vec3A) -> (f32, Vec3A);
-    /// The solid's share of the kernel moment of a particle at `p` (see [`support`]); none by
-    /// default.
+    /// The wall's share of the kernel moment of a particle at `p` (see [`support`]): the tank's
+    /// lattice walls only; none by default (solids carry no share: `support`'s module doc).
     fn support(&self, _p: Vec3A) -> Support {
         Support::NONE
-    }
-    /// [`density`](Self::density) and [`support`](Self::support) together (a solid finds the
-    /// nearest point of its surface once for both).
-    fn density_and_support(&self, p: Vec3A) -> ((f32, Vec3A), Support) {
-        (self.density(p), self.support(p))
     }
     /// The adhesion acceleration per unit β at `p` (Akinci et al. 2013: toward the surface,
     /// see [`WallTable::adhesion`]); none by default.
@@ -265,61 +260,32 @@ impl ColliderSet {
     }
 
     /// The solids' density at every point, as `(∇ρ, ρ)` in `out` (a pass of its own, timed),
-    /// for [`density`](Self::density); `out` is left empty without solids. With `share`, the
-    /// solids' share of each particle's kernel moment too ([`Support::pack`], for
-    /// [`support`](Self::support)).
-    pub fn solid_density(&self, p: &[Vec3A], out: &mut Vec<Vec4>, share: Option<&mut Vec<Vec4>>) {
+    /// for [`density`](Self::density); `out` is left empty without solids.
+    pub fn solid_density(&self, p: &[Vec3A], out: &mut Vec<Vec4>) {
         if self.solids.is_empty() {
             out.clear();
-            if let Some(s) = share {
-                s.clear();
-            }
             return;
         }
         out.resize(p.len(), Vec4::ZERO);
-        self.timed(|| match share {
-            None => out
-                .par_chunks_mut(NEAR_CHUNK)
+        self.timed(|| {
+            out.par_chunks_mut(NEAR_CHUNK)
                 .zip(p.par_chunks(NEAR_CHUNK))
                 .for_each(|(out, p)| {
                     let near = self.near(p);
                     for (o, &p) in out.iter_mut().zip(p) {
                         *o = fold_solids(&near, p);
                     }
-                }),
-            Some(share) => {
-                share.resize(p.len(), Vec4::ZERO);
-                out.par_chunks_mut(NEAR_CHUNK)
-                    .zip(share.par_chunks_mut(NEAR_CHUNK))
-                    .zip(p.par_chunks(NEAR_CHUNK))
-                    .for_each(|((out, share), p)| {
-                        let near = self.near(p);
-                        for ((o, s), &p) in out.iter_mut().zip(share.iter_mut()).zip(p) {
-                            let (mut r, mut g, mut sup) = (0.0, Vec3A::ZERO, Support::NONE);
-                            for c in near.iter() {
-                                let ((cr, cg), cs) = c.density_and_support(p);
-                                (r, g, sup) = (r + cr, g + cg, sup.and(cs));
-                            }
-                            (*o, *s) = (g.extend(r), sup.pack());
-                        }
-                    })
-            }
+                })
         });
     }
 
-    /// The share of particle `i`'s kernel moment (at `p`) that the colliders take: the walls'
-    /// here, the solids' from `share` ([`solid_density`](Self::solid_density) of this pass's
-    /// positions; empty without solids).
+    /// The share of a particle's kernel moment (at `p`) that the walls take (solids take none:
+    /// `support`'s module doc).
     #[inline]
-    pub fn support(&self, i: usize, p: Vec3A, share: &[Vec4]) -> Support {
-        let walls = self
-            .walls
+    pub fn support(&self, p: Vec3A) -> Support {
+        self.walls
             .iter()
-            .fold(Support::NONE, |s, c| s.and(c.support(p)));
-        match share.get(i) {
-            Some(&v) => walls.and(Support::unpack(v)),
-            None => walls,
-        }
+            .fold(Support::NONE, |s, c| s.and(c.support(p)))
     }
 
     /// The density all colliders add at particle `i` (at `p`) and its gradient: the walls'
@@ -564,7 +530,7 @@ mod tests {
         assert!(moved > 50, "the obstacles moved {moved} points");
         // Density: the solids' pass read back by index = the per-point sum of every collider.
         let mut solid = Vec::new();
-        c.solid_density(&pts, &mut solid, None);
+        c.solid_density(&pts, &mut solid);
         let mut felt = 0;
         for (i, &x) in pts.iter().enumerate() {
             let (r, g) = c.density(i, x, &solid);
@@ -675,7 +641,7 @@ mod tests {
         c.project_solids(&mut p, &pts);
         assert_eq!(p, pts);
         let mut solid = vec![Vec4::ONE];
-        c.solid_density(&pts, &mut solid, None);
+        c.solid_density(&pts, &mut solid);
         assert!(solid.is_empty());
         assert_eq!(c.density(3, pts[3], &solid), c.density_at(pts[3]));
         assert_eq!(c.take_time(), 0.0);

@@ -19,14 +19,14 @@
 //! wall table at the distance to the nearest surface, less the part beyond the solid's
 //! thickness there (exact for a slab, so a plate thinner than h adds only its own mass); beside a
 //! sphere or a cylinder's side, the table scaled by the share of the kernel the curved solid
-//! holds (`curvature`).
+//! holds (`curvature`). A solid does not carry the fluid's pressure gradient (`support`: that
+//! stirred water at rest).
 
 use super::Collider;
 use super::curvature::{curved_table, cylinder_weight, sphere_weight};
 use super::mesh::Mesh;
 use super::motion::Motion;
 use super::shape::Shape;
-use super::support::Support;
 use super::wall_table::WallTable;
 use glam::{Quat, Vec3A};
 
@@ -126,17 +126,6 @@ impl Obstacle {
             (rho, drho) = (rho - f, drho - df);
         }
         (rho, drho * (self.rotation * s.normal))
-    }
-
-    /// The solid's share of the kernel moment at the surface point `s` describes.
-    fn support_at(&self, s: &super::shape::Surface) -> Support {
-        let (table, far) = self.table_at(s);
-        let [mut t, mut n] = table.support(s.distance);
-        if let Some(far) = far {
-            let [t1, n1] = table.support(far);
-            (t, n) = (t - t1, n - n1);
-        }
-        Support::solid(self.rotation * s.normal, t, n)
     }
 
     /// The table that applies at the surface point `s`, and the distance of the solid's far
@@ -241,20 +230,6 @@ impl Collider for Obstacle {
     fn density(&self, p: Vec3A) -> (f32, Vec3A) {
         self.within_h(p)
             .map_or((0.0, Vec3A::ZERO), |s| self.density_at(&s))
-    }
-
-    /// As for the density: the lattice from the surface through the solid's thickness, along
-    /// the surface normal.
-    fn support(&self, p: Vec3A) -> Support {
-        self.within_h(p)
-            .map_or(Support::NONE, |s| self.support_at(&s))
-    }
-
-    fn density_and_support(&self, p: Vec3A) -> ((f32, Vec3A), Support) {
-        self.within_h(p)
-            .map_or(((0.0, Vec3A::ZERO), Support::NONE), |s| {
-                (self.density_at(&s), self.support_at(&s))
-            })
     }
 
     /// Toward the surface, `−(A(d) − A(d + thickness)) n` (a plate thinner than h pulls with

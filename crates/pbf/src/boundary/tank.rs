@@ -135,10 +135,7 @@ impl Collider for BoxTank {
                 diag[a] += across - along;
             }
         }
-        Support {
-            diag,
-            ..Support::NONE
-        }
+        Support { diag }
     }
 
     /// The distance to the nearest wall, negative outside the tank (NaN stays NaN).

@@ -127,9 +127,9 @@ impl WallTable {
         }
     }
 
-    /// This table with every sample (density, adhesion, the moment's shares) scaled by
-    /// `ratio(d)` at its distance `d`, and the density's derivative taken again (see
-    /// `curvature`).
+    /// This table with its density and adhesion samples scaled by `ratio(d)` at their distance
+    /// `d`, and the density's derivative taken again (see `curvature`; the moment's shares are
+    /// the tank's and stay as they are).
     pub fn scaled(&self, mut ratio: impl FnMut(f64) -> f64) -> WallTable {
         let n = self.rho.len();
         let step = self.h as f64 / (n - 1) as f64;
@@ -140,7 +140,6 @@ impl WallTable {
         for k in 0..n {
             t.rho[k] = rho[k] as f32;
             t.adh[k] = (self.adh[k] as f64 * f[k]) as f32;
-            t.share[k] = self.share[k].map(|x| (x as f64 * f[k]) as f32);
         }
         t
     }

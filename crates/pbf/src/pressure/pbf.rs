@@ -22,14 +22,13 @@
 //!   (Macklin & Müller's k = 0.1 assumes their units; taken literally with physical masses it
 //!   is about 50 times the pressure term here and blows the free surface apart.);
 //! - `p = project(p + ω Δp)` (the walls in the same pass, the solids in one of their own);
-//! - with `pbf.wall_gradient` (the default), a particle within h of a wall or solid has the
-//!   λ-difference part of `Δp`, `Σ_j (λ_j − λ_i) ∇W_ij`, scaled by `(1 − Φ)⁻¹`, `Φ` the
-//!   colliders' share of its kernel moment: the wall carries the fluid's pressure gradient
-//!   (`boundary::support`);
+//! - with `pbf.wall_gradient` (the default), a particle within h of a lattice wall of the tank
+//!   has the λ-difference part of `Δp`, `Σ_j (λ_j − λ_i) ∇W_ij`, scaled by `(1 − Φ)⁻¹`, `Φ`
+//!   the walls' share of its kernel moment: the wall carries the fluid's pressure gradient
+//!   (`boundary::support`; solids do not);
 //! - with `pbf.walls = "mirror"`, the tank's walls add no density of their own: the sums above
 //!   run over the mirror images of the neighbors too (`boundary::mirror`), and so does `Δp`
-//!   (`(λ_i + λ_j) ∇W(p_i − R p_j)`, no artificial pressure); the support then acts at solids
-//!   only.
+//!   (`(λ_i + λ_j) ∇W(p_i − R p_j)`, no artificial pressure), and nothing carries the support.
 //!
 //! ω under-relaxes the Jacobi iteration. Each particle sums the corrections of all its
 //! neighbors' constraints, each computed as if it were alone, so some patterns of λ are
@@ -147,7 +146,6 @@ impl PbfConstraints {
             v3: tmp,
             v4: pl,
             solid,
-            share,
             ..
         } = scratch;
         pl.resize(n, Vec4::ZERO);
@@ -166,8 +164,8 @@ impl PbfConstraints {
             let mirror = colliders.mirror();
             let eps = self.eps;
             let wall_gradient = self.wall_gradient;
-            colliders.solid_density(pp, solid, wall_gradient.then_some(&mut *share));
-            let (solid, share) = (&*solid, &*share);
+            colliders.solid_density(pp, solid);
+            let solid = &*solid;
             density
                 .par_chunks_mut(CHUNK)
                 .zip(self.lambda.par_chunks_mut(CHUNK))
@@ -231,7 +229,7 @@ impl PbfConstraints {
             par_gather(tmp, |i| {
                 let list = lists.neighbors(i);
                 let support = if wall_gradient {
-                    colliders.support(i, pp[i], share)
+                    colliders.support(pp[i])
                 } else {
                     Support::NONE
                 };

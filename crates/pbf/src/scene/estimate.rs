@@ -79,15 +79,15 @@ impl Scene {
         let neighbors = 4.0 / 3.0 * std::f64::consts::PI * (h / s).powi(3);
         // Per particle: ~8 vectors of 16 bytes and ~8 scalars of solver state, a vector for
         // each sum a force reads (XSPH's smoothing; the confinement's η and the velocities
-        // with swirl; surface tension's normals and positions with volumes) and two for
-        // obstacles (their density and support), neighbor indices, grid arrays; per cell:
+        // with swirl; surface tension's normals and positions with volumes) and one for
+        // obstacles (their density), neighbor indices, grid arrays; per cell:
         // start offset and box. (The paper's dam break at its scale: 603 MB against 577
         // measured after three steps; 524 against 497 with those forces off.)
         let on = |b: bool| if b { 1.0 } else { 0.0 };
         let sums = on(self.pbf.xsph != 0.0)
             + 2.0 * on(self.pbf.vorticity != 0.0)
             + 2.0 * on(self.surface_tension.method != super::SurfaceTensionMethod::None)
-            + 2.0 * on(!self.obstacle.is_empty());
+            + on(!self.obstacle.is_empty());
         let vectors = 8.0 + sums;
         let bytes =
             most * (vectors * 16.0 + 8.0 * 4.0 + 4.0 * neighbors + 24.0) + cells * CELL_BYTES;

@@ -279,9 +279,10 @@ pub struct PbfParams {
     /// XSPH viscosity coefficient c (default 0.01): the share of the neighbors' mean velocity
     /// mixed in each step, so the viscosity it stands for goes as c h² / dt.
     pub xsph: f32,
-    /// Whether walls and solids carry the fluid's pressure gradient (default true): a particle
-    /// beside one feels the whole gradient of λ, not only its neighbors' part of it
-    /// (`boundary::support`). False: the model before 2026-11-27.
+    /// Whether the tank's lattice walls carry the fluid's pressure gradient (default true): a
+    /// particle beside one feels the whole gradient of λ, not only its neighbors' part of it
+    /// (`boundary::support`). False: the model before 2026-11-27. Mirror walls and solids
+    /// never carry it.
     pub wall_gradient: bool,
     /// The pair of kernels: `"poly6_spiky"` (the default: poly6 for density, the spiky gradient
     /// for corrections and forces, as Macklin & Müller), `"cubic_spline"` (the cubic spline and

@@ -574,7 +574,7 @@ impl Solver {
 
         // Densities at the corrected positions (for the forces and output), each particle's
         // volume m / ρ with its velocity, and the velocity sums the forces read, in one pass.
-        colliders.solid_density(p, &mut scratch.solid, None);
+        colliders.solid_density(p, &mut scratch.solid);
         let solid = &scratch.solid;
         let needs = self.forces.needs();
         if needs.smoothing {
