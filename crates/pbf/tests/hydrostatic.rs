@@ -414,9 +414,7 @@ fn the_still_tank_stays_still_for_three_seconds() {
             .max((highest - highest0).abs())
             .max((top - layer0).abs());
     }
-    let speeds: Vec<f32> = s.fluid.v.iter().map(|v| v.length()).collect();
-    let mean = speeds.iter().sum::<f32>() / n as f32;
-    let fastest = speeds.iter().copied().fold(0.0, f32::max);
+    let (mean, fastest) = mean_and_fastest(&s);
     eprintln!(
         "still tank at {:.1} s: mean {mean:.5} m/s, fastest {fastest:.4} m/s, surface moved {:.2} mm",
         s.time,
@@ -457,10 +455,7 @@ fn water_at_rest_round_a_solid_stays_at_rest() {
         for _ in 0..steps {
             s.step();
         }
-        let n = s.fluid.len();
-        let speeds: Vec<f32> = s.fluid.v.iter().map(|v| v.length()).collect();
-        let mean = speeds.iter().sum::<f32>() / n as f32;
-        let fastest = speeds.iter().copied().fold(0.0, f32::max);
+        let (mean, fastest) = mean_and_fastest(&s);
         eprintln!(
             "{what}: mean {mean:.5} m/s, fastest {fastest:.4} m/s at {:.1} s",
             s.time
@@ -471,4 +466,11 @@ fn water_at_rest_round_a_solid_stays_at_rest() {
             assert!(fastest <= limit, "{what}: fastest {fastest} m/s after 3 s");
         }
     }
+}
+
+/// The particles' mean and largest speed.
+fn mean_and_fastest(s: &Solver) -> (f32, f32) {
+    let speeds = s.fluid.v.iter().map(|v| v.length());
+    let mean = speeds.clone().sum::<f32>() / s.fluid.len() as f32;
+    (mean, speeds.fold(0.0, f32::max))
 }
