@@ -122,45 +122,62 @@ impl Frame {
     }
 }
 
-/// One inline binary `DataArray` of a VTK XML file: the byte count as a big-endian u64 header,
-/// then the values big-endian, base64-encoded as one stream (as VTK and vtkio write them).
+/// Inline binary `DataArray`s of a VTK XML file: the byte count as a big-endian u64 header,
+/// then the values big-endian, base64-encoded as one stream (as VTK and vtkio write them),
+/// streamed through a small buffer: a frame's arrays are never held again as raw bytes or text
+/// (that took 40 B a particle more while a frame was written).
 struct ArrayWriter {
     raw: Vec<u8>,
-    text: String,
 }
+
+/// Bytes encoded at a time (a multiple of 3, so base64 needs no padding between chunks).
+const ENCODE_CHUNK: usize = 3 << 14;
 
 impl ArrayWriter {
     fn new() -> Self {
         ArrayWriter {
-            raw: Vec::new(),
-            text: String::new(),
+            raw: Vec::with_capacity(ENCODE_CHUNK + 16),
         }
     }
 
-    /// Write `<DataArray ...>` with the values `bytes_be` yields (each value's big-endian bytes).
+    /// Write `<DataArray ...>` with the `count` values `bytes_be` yields (each value's
+    /// big-endian bytes).
     fn write<const B: usize>(
         &mut self,
         w: &mut impl Write,
         attrs: &str,
-        bytes_be: impl ExactSizeIterator<Item = [u8; B]>,
+        count: usize,
+        bytes_be: impl Iterator<Item = [u8; B]>,
     ) -> std::io::Result<()> {
-        use base64::Engine as _;
-        let bytes = bytes_be.len() * B;
-        self.raw.clear();
-        self.raw.reserve(8 + bytes);
-        self.raw.extend_from_slice(&(bytes as u64).to_be_bytes());
-        self.raw.extend(bytes_be.flatten());
-        debug_assert_eq!(self.raw.len(), 8 + bytes);
-        self.text.clear();
-        base64::engine::general_purpose::STANDARD.encode_string(&self.raw, &mut self.text);
+        use base64::engine::general_purpose::STANDARD;
         write!(w, "<DataArray {attrs} format=\"binary\">")?;
-        w.write_all(self.text.as_bytes())?;
-        w.write_all(b"</DataArray>")
+        let mut enc = base64::write::EncoderWriter::new(&mut *w, &STANDARD);
+        enc.write_all(&((count * B) as u64).to_be_bytes())?;
+        self.raw.clear();
+        let mut written = 0;
+        for v in bytes_be {
+            self.raw.extend_from_slice(&v);
+            if self.raw.len() >= ENCODE_CHUNK {
+                enc.write_all(&self.raw)?;
+                written += self.raw.len();
+                self.raw.clear();
+            }
+        }
+        enc.write_all(&self.raw)?;
+        written += self.raw.len();
+        debug_assert_eq!(written, count * B);
+        enc.finish()?.write_all(b"</DataArray>")
     }
 
     /// [`ArrayWriter::write`] for f32 values.
     fn f32s(&mut self, w: &mut impl Write, attrs: &str, v: &[f32]) -> std::io::Result<()> {
-        self.write(w, attrs, v.iter().map(|x| x.to_be_bytes()))
+        self.write(w, attrs, v.len(), v.iter().map(|x| x.to_be_bytes()))
+    }
+
+    /// [`ArrayWriter::write`] for 3-vectors, as three f32 each.
+    fn vec3s(&mut self, w: &mut impl Write, attrs: &str, v: &[Vec3A]) -> std::io::Result<()> {
+        let values = v.iter().flat_map(|p| p.to_array()).map(|x| x.to_be_bytes());
+        self.write(w, attrs, 3 * v.len(), values)
     }
 }
 
@@ -189,27 +206,22 @@ impl Frame {
                 ArrayData::U32(v) => a.write(
                     w,
                     &format!(r#"type="UInt32" Name="{name}""#),
+                    v.len(),
                     v.iter().map(|x| x.to_be_bytes()),
                 )?,
                 ArrayData::F32(v) => a.f32s(w, &format!(r#"type="Float32" Name="{name}""#), v)?,
-                ArrayData::Vec3(v) => {
-                    a.f32s(w, &format!(r#"{vec3} Name="{name}""#), &Self::flat(v))?
-                }
+                ArrayData::Vec3(v) => a.vec3s(w, &format!(r#"{vec3} Name="{name}""#), v)?,
             }
         }
         w.write_all(b"</PointData><Points>")?;
-        a.f32s(
-            w,
-            &format!(r#"{vec3} Name="Points""#),
-            &Self::flat(&self.points),
-        )?;
+        a.vec3s(w, &format!(r#"{vec3} Name="Points""#), &self.points)?;
         w.write_all(b"</Points><Cells>")?;
         let conn = (0..n).map(|i| (i as u64).to_be_bytes());
         let offsets = (0..n).map(|i| (i as u64 + 1).to_be_bytes());
-        a.write(w, r#"type="UInt64" Name="connectivity""#, conn)?;
-        a.write(w, r#"type="UInt64" Name="offsets""#, offsets)?;
+        a.write(w, r#"type="UInt64" Name="connectivity""#, n, conn)?;
+        a.write(w, r#"type="UInt64" Name="offsets""#, n, offsets)?;
         // VTK_VERTEX = 1.
-        a.write(w, r#"type="UInt8" Name="types""#, (0..n).map(|_| [1u8]))?;
+        a.write(w, r#"type="UInt8" Name="types""#, n, (0..n).map(|_| [1u8]))?;
         w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>\n")
     }
 }
