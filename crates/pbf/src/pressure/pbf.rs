@@ -163,7 +163,8 @@ impl PbfConstraints {
             let pp = &*p;
             let mirror = colliders.mirror();
             let eps = self.eps;
-            let wall_gradient = self.wall_gradient;
+            // Only lattice walls carry the support: with mirror walls no particle has any.
+            let wall_gradient = self.wall_gradient && mirror.is_none();
             colliders.solid_density(pp, solid);
             let solid = &*solid;
             density
