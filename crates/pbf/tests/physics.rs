@@ -383,9 +383,9 @@ fn a_sluice_gate_discharges_at_the_textbook_coefficient() {
 /// A block of water thrown at another at rest, in zero gravity and clear of the walls: the
 /// density constraints and the surface tension act in equal and opposite pairs, so the
 /// collision keeps the total momentum `m Σ v`. (Vorticity confinement adds a force of its own,
-/// and XSPH weighs a pair by the neighbor's density, `(v_j − v_i) W_ij / ρ_j`, so unequal
-/// densities make it lopsided: 2.4e-4 of the momentum over this run with both at their
-/// defaults.)
+/// and XSPH divides each particle's sum by its own density, `Δv_i = c (1/ρ_i) Σ_j m (v_j − v_i)
+/// W_ij`, so a pair of unequal densities is lopsided: 2.4e-4 of the momentum over this run with
+/// both at their defaults.)
 #[test]
 fn two_blocks_colliding_in_zero_gravity_keep_their_momentum() {
     let text = r#"
