@@ -36,7 +36,8 @@ fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 || name.starts_with("obstacles_")
                 || name.ends_with(".pvd")
                 || name.ends_with(".series")
-                || name == "energy.csv";
+                || name == "energy.csv"
+                || name == "forces.csv";
             keep.then(|| (name, std::fs::read(e.path()).unwrap()))
         })
         .collect()

@@ -9,6 +9,7 @@
 
 use crate::checkpoint::{Checkpoint, RunState};
 use crate::io::energy::EnergyWatch;
+use crate::io::forces;
 use crate::io::summary::{Phases, RunSummary, Watch};
 use crate::io::{FrameWriter, frame_name, write_atomic};
 use crate::scene::{Format, Scene, seconds};
@@ -234,6 +235,8 @@ pub fn steps_until(scene: &Scene, until: Option<f64>) -> u64 {
 pub const ENERGY_CSV: &str = "energy.csv";
 /// Its chart, written at the end of a run.
 pub const ENERGY_SVG: &str = "energy.svg";
+/// The force on each solid per frame time (scenes with obstacles; see [`crate::io::forces`]).
+pub const FORCES_CSV: &str = "forces.csv";
 
 /// How to run a scene.
 #[derive(Clone, Debug)]
@@ -327,11 +330,18 @@ impl SceneRun<'_> {
         if self.book.measures.last().is_some_and(|l| l.time == m.time) {
             return Ok(()); // the end of a run that stopped on a frame time
         }
+        let since = self.book.measures.last().map(|l| l.time);
         self.book.measures.push(m);
         if let Some(w) = self.energy.look(&self.book.measures) {
             self.warning = Some(w);
         }
         self.write_energy()?;
+        if let Some(since) = since
+            && let Some(row) = forces::take_row(&mut self.book.impulse, since, m.time)
+        {
+            self.book.forces.push(row);
+            self.write_forces()?;
+        }
         self.book.phases.output += t.elapsed().as_secs_f64();
         Ok(())
     }
@@ -340,6 +350,18 @@ impl SceneRun<'_> {
     fn write_energy(&self) -> Result<(), RunError> {
         let path = self.dir.join(ENERGY_CSV);
         let text = crate::io::energy::csv_text(&self.book.measures);
+        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
+            .map_err(|source| RunError::Io { path, source })
+    }
+
+    /// `forces.csv` with the rows so far (rewritten whole, through a rename; none without
+    /// rows).
+    fn write_forces(&self) -> Result<(), RunError> {
+        if self.book.forces.is_empty() {
+            return Ok(());
+        }
+        let path = self.dir.join(FORCES_CSV);
+        let text = forces::csv_text(&self.book.forces);
         write_atomic(&path, |tmp| std::fs::write(tmp, &text))
             .map_err(|source| RunError::Io { path, source })
     }
@@ -374,6 +396,7 @@ impl Stepper for SceneRun<'_> {
             self.book.phases.add(&t);
             self.book.solve.add(t.solve);
             self.book.counters += st;
+            forces::add_impulse(&mut self.book.impulse, &self.solver.take_solid_impulse());
         }
         Ok(())
     }
@@ -445,6 +468,8 @@ pub fn run_scene(
             fast_steps: 0,
             measures: Vec::new(),
             solve: Default::default(),
+            forces: Vec::new(),
+            impulse: Vec::new(),
         }),
         solver,
         writer,
@@ -456,6 +481,7 @@ pub fn run_scene(
     };
     if !fresh {
         run.write_energy()?; // the checkpoint's rows: none from after it
+        run.write_forces()?;
     }
     if fresh {
         run.look()?;

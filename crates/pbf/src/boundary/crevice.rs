@@ -135,7 +135,7 @@ impl ColliderSet {
 pub(super) struct Last(*const ());
 
 impl Last {
-    fn is(self, c: &dyn Collider) -> bool {
+    pub(super) fn is(self, c: &dyn Collider) -> bool {
         std::ptr::addr_eq(self.0, c as *const dyn Collider)
     }
 }

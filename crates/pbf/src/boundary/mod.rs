@@ -14,7 +14,10 @@ use crevice::out_of_solids;
 pub mod mesh;
 pub mod mirror;
 pub mod motion;
+mod near;
+use near::Near;
 pub mod obstacle;
+pub mod push;
 pub mod shape;
 pub mod support;
 pub mod tank;
@@ -97,12 +100,16 @@ pub struct ColliderSet {
     mirror: Option<MirrorWalls>,
     /// Wall-clock time of the solids' passes since the last [`take_time`](Self::take_time), ns.
     spent_ns: AtomicU64,
+    /// Each solid's pushes on the fluid since the last [`take_pushes`](Self::take_pushes)
+    /// ([`push`]).
+    pushes: push::Pushes,
 }
 
 impl ColliderSet {
     /// `walls` evaluated inside the fused passes, then `solids` in passes of their own.
     pub fn new(walls: Vec<Box<dyn Collider>>, solids: Vec<Box<dyn Collider>>) -> Self {
         ColliderSet {
+            pushes: push::Pushes::new(solids.len()),
             walls,
             solids,
             mirror: None,
@@ -217,22 +224,33 @@ impl ColliderSet {
     /// Every point out of the solids (and, if a solid pushed it through a wall, back inside): a
     /// pass of its own, timed; nothing without solids. `from[i]` is where particle `i` was when
     /// the step began: each leaves a solid on the side it came from
-    /// ([`Collider::project_from`]).
-    pub fn project_solids(&self, p: &mut [Vec3A], from: &[Vec3A]) {
+    /// ([`Collider::project_from`]). Each move of an `owned` particle (`None`: all) is booked
+    /// on the solid that moved it last ([`push`]).
+    pub fn project_solids(&self, p: &mut [Vec3A], from: &[Vec3A], owned: Option<&[bool]>) {
         if self.solids.is_empty() {
             return;
         }
         self.timed(|| {
             p.par_chunks_mut(NEAR_CHUNK)
                 .zip(from.par_chunks(NEAR_CHUNK))
-                .for_each(|(chunk, from)| {
+                .enumerate()
+                .for_each(|(b, (chunk, from))| {
                     let near = self.near(chunk);
                     if near.is_empty() {
                         return;
                     }
-                    for (p, &x) in chunk.iter_mut().zip(from) {
-                        let (s, last) = out_of_solids(*p, x, near.iter());
-                        *p = self.back_inside(*p, s, x, last);
+                    let mut booked = push::Booked::new(&self.pushes);
+                    for (o, (p, &x)) in chunk.iter_mut().zip(from).enumerate() {
+                        let before = *p;
+                        let (s, last) = out_of_solids(before, x, near.iter());
+                        *p = self.back_inside(before, s, x, last);
+                        if *p != before && push::owns(owned, b * NEAR_CHUNK + o) {
+                            // A slide may end on the walls' say: the move is still the solid's.
+                            let k = near.indexed().find(|(_, c)| last.is(*c)).map(|(k, _)| k);
+                            if let Some(k) = k {
+                                booked.book(k, *p - before);
+                            }
+                        }
                     }
                 })
         });
@@ -246,14 +264,14 @@ impl ColliderSet {
             |(lo, hi), &p| (lo.min(p), hi.max(p)),
         );
         let mut near = Near::default();
-        for c in &self.solids {
+        for (k, c) in self.solids.iter().enumerate() {
             // A non-finite point (NaN fails every comparison) keeps every solid: the step's
             // check reports it.
             let apart = c
                 .reach()
                 .is_some_and(|(a, b)| hi.cmplt(a).any() || lo.cmpgt(b).any());
             if !apart {
-                near.push(c.as_ref());
+                near.push(k, c.as_ref());
             }
         }
         near
@@ -302,8 +320,16 @@ impl ColliderSet {
 
     /// Add `dt β a(p_i)` to every velocity, `a` the adhesion acceleration per unit β of all
     /// colliders at the particle's position (a gather; the solids' part timed as collision
-    /// handling).
-    pub fn add_adhesion(&self, p: &[Vec3A], v: &mut [Vec3A], dt_beta: f32) {
+    /// handling and booked on each solid, as the displacement `dt Δv` of a step `dt` long, for
+    /// the `owned` particles: [`push`]).
+    pub fn add_adhesion(
+        &self,
+        p: &[Vec3A],
+        v: &mut [Vec3A],
+        dt_beta: f32,
+        dt: f32,
+        owned: Option<&[bool]>,
+    ) {
         v.par_chunks_mut(CHUNK)
             .zip(p.par_chunks(CHUNK))
             .for_each(|(v, p)| {
@@ -321,10 +347,19 @@ impl ColliderSet {
         self.timed(|| {
             v.par_chunks_mut(NEAR_CHUNK)
                 .zip(p.par_chunks(NEAR_CHUNK))
-                .for_each(|(v, p)| {
+                .enumerate()
+                .for_each(|(b, (v, p))| {
                     let near = self.near(p);
-                    for (v, &p) in v.iter_mut().zip(p) {
-                        let a = near.iter().fold(Vec3A::ZERO, |a, c| a + c.adhesion(p));
+                    let mut booked = push::Booked::new(&self.pushes);
+                    for (o, (v, &p)) in v.iter_mut().zip(p).enumerate() {
+                        let own = push::owns(owned, b * NEAR_CHUNK + o);
+                        let a = near.indexed().fold(Vec3A::ZERO, |a, (k, c)| {
+                            let ak = c.adhesion(p);
+                            if own && ak != Vec3A::ZERO {
+                                booked.book(k, (dt * dt_beta) * ak);
+                            }
+                            a + ak
+                        });
                         *v += dt_beta * a;
                     }
                 })
@@ -344,39 +379,6 @@ impl ColliderSet {
 /// couple of cells, where the solver's 256 span a row of the grid: in a bed of many small
 /// solids, a row's box keeps dozens that each particle would test one by one.
 const NEAR_CHUNK: usize = 32;
-
-/// The solids near a chunk of particles: up to [`Near::INLINE`] without allocating, more in a
-/// vector (scenes with that many obstacles near one chunk are rare).
-#[derive(Default)]
-struct Near<'a> {
-    few: [Option<&'a dyn Collider>; Near::INLINE],
-    len: usize,
-    more: Vec<&'a dyn Collider>,
-}
-
-impl<'a> Near<'a> {
-    const INLINE: usize = 32;
-
-    fn push(&mut self, c: &'a dyn Collider) {
-        if self.len < Self::INLINE {
-            self.few[self.len] = Some(c);
-        } else {
-            self.more.push(c);
-        }
-        self.len += 1;
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &'a dyn Collider> + '_ {
-        self.few
-            .iter()
-            .map_while(|c| *c)
-            .chain(self.more.iter().copied())
-    }
-}
 
 /// The near solids' `(∇ρ, ρ)` at `p`.
 #[inline]
@@ -521,7 +523,7 @@ mod tests {
         let pts = points();
         // Projection: walls in the fused pass, then the solids' pass = every collider in order.
         let mut p: Vec<Vec3A> = pts.iter().map(|&p| c.project_walls(p)).collect();
-        c.project_solids(&mut p, &pts);
+        c.project_solids(&mut p, &pts, None);
         let mut moved = 0;
         for (k, (&q, &x)) in p.iter().zip(&pts).enumerate() {
             assert_eq!(q, c.project_from(x, x), "point {k}");
@@ -572,7 +574,7 @@ mod tests {
         let one: Vec<Vec3A> = pts.iter().map(|&p| c.project_from(p, p)).collect();
         let from = pts.clone();
         pts.iter_mut().for_each(|p| *p = c.project_walls(*p));
-        c.project_solids(&mut pts, &from);
+        c.project_solids(&mut pts, &from, None);
         assert_eq!(pts, one);
         for p in &pts {
             assert!(p.y >= R - 1e-6, "{p} is below the floor's r");
@@ -638,7 +640,7 @@ mod tests {
         let c = set(false);
         let pts = points();
         let mut p = pts.clone();
-        c.project_solids(&mut p, &pts);
+        c.project_solids(&mut p, &pts, None);
         assert_eq!(p, pts);
         let mut solid = vec![Vec4::ONE];
         c.solid_density(&pts, &mut solid);

@@ -300,6 +300,11 @@ mod tests {
                     error_sum: 0.1 / 3.0,
                     error_max: 0.02,
                 },
+                forces: vec![crate::io::forces::ForceRow {
+                    time: 0.1,
+                    forces: vec![[1.0 / 3.0, -9.81e-7, 2.5e12], [0.0, -0.0, 7.0 / 9.0]],
+                }],
+                impulse: vec![[1e-300, -1.0 / 7.0, 3.0], [0.1, 0.2, 0.3]],
             },
         }
     }

@@ -65,6 +65,12 @@ pub struct RunState {
     /// The density solves so far.
     #[serde(default)]
     pub solve: crate::pressure::SolveTally,
+    /// The rows of `forces.csv` so far (scenes with obstacles), and each solid's impulse on the
+    /// fluid since the last row (N s).
+    #[serde(default)]
+    pub forces: Vec<crate::io::forces::ForceRow>,
+    #[serde(default)]
+    pub impulse: Vec<[f64; 3]>,
 }
 
 /// A checkpoint: the scene it belongs to (its key, see [`scene_key`]), the solver's state and

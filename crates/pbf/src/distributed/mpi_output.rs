@@ -26,6 +26,10 @@ pub(crate) struct Output {
     pub(crate) obstacles_listed: Vec<(f64, String)>,
     /// The rows of `energy.csv` so far (process 0's copy is written).
     pub(crate) rows: Vec<Measures>,
+    /// The rows of `forces.csv` so far, and each solid's impulse on the fluid since the last
+    /// (the same on every process: the solver sums it over them).
+    pub(crate) forces: Vec<crate::io::forces::ForceRow>,
+    pub(crate) impulse: Vec<[f64; 3]>,
     /// The closest approaches to walls and obstacles and the fastest particle, at frame times.
     pub(crate) watch: Watch,
     pub(crate) frames: usize,
@@ -134,6 +138,7 @@ impl Output {
         ]);
         self.watch.add(-x[3] as f32, -x[4] as f32, x[1] as f32);
         let per = |v: f64| if s[0] > 0.0 { v / s[0] } else { 0.0 };
+        let since = self.rows.last().map(|l| l.time);
         self.rows.push(Measures {
             time: m.time,
             particles: s[0] as usize,
@@ -145,10 +150,26 @@ impl Output {
             speed_max: x[1] as f32,
             top: if s[0] > 0.0 { x[2] as f32 } else { 0.0 },
         });
+        let row = since.and_then(|t| crate::io::forces::take_row(&mut self.impulse, t, m.time));
+        if let Some(row) = row {
+            self.forces.push(row);
+        }
         if halo.rank() == 0 {
             self.write_energy(opts)?;
+            self.write_forces(opts)?;
         }
         Ok(())
+    }
+
+    /// `forces.csv` (process 0; none without rows).
+    pub(crate) fn write_forces(&self, opts: &MpiRunOptions) -> Result<(), String> {
+        if self.forces.is_empty() {
+            return Ok(());
+        }
+        let path = opts.dir.join(crate::run::FORCES_CSV);
+        let text = crate::io::forces::csv_text(&self.forces);
+        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 
     pub(crate) fn write_energy(&self, opts: &MpiRunOptions) -> Result<(), String> {
@@ -212,6 +233,8 @@ impl Output {
                 fast_steps: 0,
                 measures: self.rows.clone(),
                 solve: Default::default(),
+                forces: self.forces.clone(),
+                impulse: self.impulse.clone(),
             },
         };
         crate::checkpoint::write(&opts.dir, &c)

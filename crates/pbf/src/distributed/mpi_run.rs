@@ -280,6 +280,8 @@ pub fn run(
             .as_ref()
             .map_or(Vec::new(), |r| r.obstacle_frames.clone()),
         rows: resumed.as_ref().map_or(Vec::new(), |r| r.measures.clone()),
+        forces: resumed.as_ref().map_or(Vec::new(), |r| r.forces.clone()),
+        impulse: resumed.as_ref().map_or(Vec::new(), |r| r.impulse.clone()),
         watch: resumed
             .as_ref()
             .map_or(Watch::new(scene.particles.radius), |r| r.watch),
@@ -290,6 +292,7 @@ pub fn run(
         Some(r) => {
             if rank == 0 {
                 out.write_energy(opts)?;
+                out.write_forces(opts)?;
             }
             r.next_frame
         }
@@ -309,6 +312,7 @@ pub fn run(
         let t = Instant::now();
         let (_, stats) = solver.step();
         counters += stats;
+        crate::io::forces::add_impulse(&mut out.impulse, &solver.take_solid_impulse());
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64s(&[local])[0];
         // Blow-up: a non-finite state (or a speed crossing the domain in one step) anywhere

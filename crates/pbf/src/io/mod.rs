@@ -11,6 +11,7 @@
 
 pub mod energy;
 pub mod files;
+pub mod forces;
 pub mod frame;
 pub mod pieces;
 pub mod points;

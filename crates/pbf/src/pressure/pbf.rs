@@ -249,7 +249,9 @@ impl PbfConstraints {
                 colliders
                     .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))
             });
-            colliders.project_solids(tmp, input.start);
+            // What the solids' gradients did in this correction, for the force on each.
+            colliders.book_gradient_push(pp, lambda, solid, omega / rho0, owned);
+            colliders.project_solids(tmp, input.start, owned);
             refresh(halo, tmp);
             std::mem::swap(p, tmp);
             done += 1;

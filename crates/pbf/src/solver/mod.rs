@@ -31,6 +31,7 @@
 
 mod compare;
 mod measures;
+mod solid_forces;
 
 pub use compare::{CompareStep, ModeStep};
 
@@ -45,7 +46,7 @@ use crate::pressure::{DensityInput, DensitySolver};
 use crate::scene::Scene;
 use crate::sph::Kernels;
 use crate::sph::kinematics::{KinematicsIn, KinematicsOut, kinematics};
-use glam::{Vec3A, Vec4};
+use glam::{DVec3, Vec3A, Vec4};
 use nsearch::{Backend, BackendUnavailable, GridSpec, NeighborSearch, SearchMode, SearchStats};
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -136,6 +137,8 @@ pub struct Solver {
     /// this process owns (filled only when it shares the fluid).
     halo: Box<dyn Halo>,
     owned: Vec<bool>,
+    /// Each solid's impulse on the fluid (N s) not yet taken (`solid_forces`).
+    solid_impulse: Vec<DVec3>,
     /// Simulated time.
     pub time: f64,
     pub steps: u64,
@@ -196,6 +199,7 @@ impl Solver {
             stop: None,
             halo: Box::new(Alone),
             owned: Vec::new(),
+            solid_impulse: Vec::new(),
             time: 0.0,
             steps: 0,
             p: Vec::new(),
@@ -284,6 +288,7 @@ impl Solver {
     pub fn step(&mut self) -> (StepTimes, SearchStats) {
         let t_step = Instant::now();
         self.colliders.take_time();
+        self.colliders.take_push_counts(); // an abandoned step's, if any
         self.predict();
         // Particles into the slabs that own their predicted cells, ghosts in (other processes).
         self.halo
@@ -307,6 +312,7 @@ impl Solver {
         let behavior = t.elapsed().as_secs_f64();
 
         if b.whole {
+            self.book_solid_impulse();
             self.finish_step();
         } else {
             self.undo_reorder();
@@ -357,7 +363,8 @@ impl Solver {
                 let v = guides.velocity(x, colliders).unwrap_or(v + dt * g);
                 *p = colliders.project_walls(x + dt * v);
             });
-        self.colliders.project_solids(&mut self.p, &self.fluid.x);
+        self.colliders
+            .project_solids(&mut self.p, &self.fluid.x, None);
     }
 
     /// The predicted positions and every state field into the cell order of the last build.
@@ -517,6 +524,7 @@ impl Solver {
         let f = &mut self.fluid;
 
         par_gather(&mut f.neighbors, |i| lists.neighbors(i).len() as u32);
+        let has_mask = self.halo.owned_mask(&mut self.owned);
 
         // 4. Density solve on p.
         let input = DensityInput {
@@ -528,10 +536,7 @@ impl Solver {
             rest_density: self.rho0,
             stop: self.stop,
             halo: &*self.halo,
-            owned: self
-                .halo
-                .owned_mask(&mut self.owned)
-                .then_some(&self.owned[..]),
+            owned: has_mask.then_some(&self.owned[..]),
         };
         let scratch = &mut self.scratch;
         let t = Instant::now();
@@ -648,7 +653,8 @@ impl Solver {
         self.forces.apply(&input, f, &mut scratch.v3);
         std::mem::swap(&mut f.v, &mut scratch.v3);
         if self.adhesion > 0.0 {
-            colliders.add_adhesion(p, &mut f.v, dt * self.adhesion);
+            let owned = has_mask.then_some(&self.owned[..]);
+            colliders.add_adhesion(p, &mut f.v, dt * self.adhesion, dt, owned);
         }
         let forces = t.elapsed().as_secs_f64();
         if !guides.is_empty() {

@@ -1,0 +1,183 @@
+//! What the solids do to the fluid, booked per solid: the force the fluid exerts on each.
+//!
+//! A solid acts on the fluid in three places of a step: it pushes out of it the particles that
+//! would enter it (the prediction's projection and every constraint iteration's:
+//! [`ColliderSet::project_solids`]), its density gradient moves them in each correction
+//! (`ω (λ_i / ρ0) ∇ρ_solid`: [`ColliderSet::book_gradient_push`]), and adhesion pulls them
+//! ([`ColliderSet::add_adhesion`]). A displacement `d` within a step changes a particle's
+//! momentum by `m d / dt` (velocities are `(p − x) / dt`), and the particles' pushes on each
+//! other cancel in pairs, so the impulse a solid gave the fluid in a step is `m Σ d / dt` over
+//! its pushes, and the mean force the fluid exerted on it is minus that over `dt`.
+//!
+//! Pushes are summed in fixed point (units of 2⁻⁴⁰ m), whose sums do not depend on their order:
+//! the same for any thread count and any split over processes. A particle near two solids at
+//! once books a projection on the one that moved it last, a gradient push on each by its own
+//! gradient.
+//!
+//! Owns: [`Pushes`] and [`ColliderSet::book_gradient_push`], [`ColliderSet::take_pushes`].
+//! Does not touch: the pushes themselves (the passes in `mod.rs` make them) or positions.
+
+use super::{ColliderSet, NEAR_CHUNK};
+use glam::{DVec3, Vec3A, Vec4};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Metres per count of the fixed-point sums: a sum of a million pushes of 0.05 m stays below
+/// 2⁶³ counts by a factor of 100.
+pub const UNIT_M: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// Each solid's pushes on the fluid since the last [`take`](Self::take), in counts of
+/// [`UNIT_M`] per axis.
+pub struct Pushes {
+    sums: Vec<[AtomicI64; 3]>,
+}
+
+impl Pushes {
+    pub fn new(solids: usize) -> Self {
+        Pushes {
+            sums: (0..solids).map(|_| Default::default()).collect(),
+        }
+    }
+
+    fn add(&self, k: usize, c: [i64; 3]) {
+        for (sum, c) in self.sums[k].iter().zip(c) {
+            if c != 0 {
+                sum.fetch_add(c, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The sums per solid (counts), reset to zero.
+    pub fn take(&self) -> Vec<[i64; 3]> {
+        self.sums
+            .iter()
+            .map(|s| std::array::from_fn(|a| s[a].swap(0, Ordering::Relaxed)))
+            .collect()
+    }
+}
+
+/// `d` in counts of [`UNIT_M`], each axis rounded on its own (the same for a particle wherever
+/// it is summed).
+#[inline]
+pub fn counts(d: Vec3A) -> [i64; 3] {
+    let s = 1.0 / UNIT_M;
+    [
+        (d.x as f64 * s).round() as i64,
+        (d.y as f64 * s).round() as i64,
+        (d.z as f64 * s).round() as i64,
+    ]
+}
+
+/// One chunk's pushes per solid, added to the shared sums when it is dropped (one atomic add
+/// per solid and axis and chunk; past [`Booked::FEW`] solids, one per push).
+pub(super) struct Booked<'a> {
+    pushes: &'a Pushes,
+    ks: [usize; Booked::FEW],
+    sums: [[i64; 3]; Booked::FEW],
+    n: usize,
+}
+
+impl<'a> Booked<'a> {
+    const FEW: usize = 8;
+
+    pub(super) fn new(pushes: &'a Pushes) -> Self {
+        Booked {
+            pushes,
+            ks: [0; Self::FEW],
+            sums: [[0; 3]; Self::FEW],
+            n: 0,
+        }
+    }
+
+    /// Book the push `d` on solid `k`.
+    #[inline]
+    pub(super) fn book(&mut self, k: usize, d: Vec3A) {
+        let c = counts(d);
+        if let Some(s) = self.ks[..self.n].iter().position(|&j| j == k) {
+            for (sum, c) in self.sums[s].iter_mut().zip(c) {
+                *sum += c;
+            }
+        } else if self.n < Self::FEW {
+            self.ks[self.n] = k;
+            self.sums[self.n] = c;
+            self.n += 1;
+        } else {
+            self.pushes.add(k, c);
+        }
+    }
+}
+
+impl Drop for Booked<'_> {
+    fn drop(&mut self) {
+        for s in 0..self.n {
+            self.pushes.add(self.ks[s], self.sums[s]);
+        }
+    }
+}
+
+/// Whether particle `i` is this process's own (its pushes are booked here; `None`: all are).
+#[inline]
+pub(super) fn owns(owned: Option<&[bool]>, i: usize) -> bool {
+    owned.is_none_or(|m| m[i])
+}
+
+impl ColliderSet {
+    /// Book each solid's density-gradient push of a correction, `scale λ_i ∇ρ_k(p_i)` with
+    /// `scale = ω / ρ0`, for every (owned) particle with a solid gradient in `solid` (this
+    /// pass's [`solid_density`](Self::solid_density)). Timed with the solids' passes.
+    pub fn book_gradient_push(
+        &self,
+        p: &[Vec3A],
+        lambda: &[f32],
+        solid: &[Vec4],
+        scale: f32,
+        owned: Option<&[bool]>,
+    ) {
+        if self.solids.is_empty() {
+            return;
+        }
+        self.timed(|| {
+            p.par_chunks(NEAR_CHUNK).enumerate().for_each(|(b, chunk)| {
+                let near = self.near(chunk);
+                if near.is_empty() {
+                    return;
+                }
+                let mut booked = Booked::new(&self.pushes);
+                for (o, &x) in chunk.iter().enumerate() {
+                    let i = b * NEAR_CHUNK + o;
+                    let g = Vec3A::from(solid[i].truncate());
+                    if g == Vec3A::ZERO || !owns(owned, i) {
+                        continue;
+                    }
+                    let s = scale * lambda[i];
+                    if near.len() == 1 {
+                        let (k, _) = near.indexed().next().unwrap();
+                        booked.book(k, s * g);
+                    } else {
+                        for (k, c) in near.indexed() {
+                            let gk = c.density(x).1;
+                            if gk != Vec3A::ZERO {
+                                booked.book(k, s * gk);
+                            }
+                        }
+                    }
+                }
+            })
+        });
+    }
+
+    /// Each solid's pushes on the fluid since the last call, summed (metres), reset to zero.
+    pub fn take_pushes(&self) -> Vec<DVec3> {
+        self.pushes
+            .take()
+            .into_iter()
+            .map(|c| DVec3::new(c[0] as f64, c[1] as f64, c[2] as f64) * UNIT_M)
+            .collect()
+    }
+
+    /// The counts behind [`take_pushes`](Self::take_pushes), reset to zero (a split run sums
+    /// them over processes before turning them into metres).
+    pub fn take_push_counts(&self) -> Vec<[i64; 3]> {
+        self.pushes.take()
+    }
+}
