@@ -785,7 +785,16 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     let n = pts0.len();
     assert_eq!(pts0[..n - 24], pts4[..n - 24]);
     assert!((0..8).all(|k| (pts0[n - 24 + 3 * k] - pts4[n - 24 + 3 * k]).abs() > 1e-3));
-    // A run of a scene without obstacles into the same folder removes them.
+    // forces.csv: a row per obstacle at each frame time after the first and at the end (0.16
+    // s, between frames), finite, with its chart.
+    let rows = csv_rows(&out.join("forces.csv"));
+    assert_eq!(rows.len(), 5 * 4, "{rows:?}");
+    for (k, r) in rows.iter().enumerate() {
+        assert_eq!(r["obstacle"], (k % 4) as f64);
+        assert!(["fx_N", "fy_N", "fz_N"].iter().all(|c| r[*c].is_finite()));
+    }
+    assert!(out.join("forces.svg").exists());
+    // A run of a scene without obstacles into the same folder removes them (and the forces).
     let o = run_cli(&[
         "run",
         "configs/dam_break_small.toml",
@@ -797,6 +806,7 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     ]);
     assert!(o.status.success());
     assert!(!out.join("obstacles_00000.vtu").exists());
+    assert!(!out.join("forces.csv").exists() && !out.join("forces.svg").exists());
 }
 
 /// Output piped into a reader that stops early (`pbf check scene | head -1`): the command ends

@@ -237,6 +237,8 @@ pub const ENERGY_CSV: &str = "energy.csv";
 pub const ENERGY_SVG: &str = "energy.svg";
 /// The force on each solid per frame time (scenes with obstacles; see [`crate::io::forces`]).
 pub const FORCES_CSV: &str = "forces.csv";
+/// Its chart, written at the end of a run.
+pub const FORCES_SVG: &str = "forces.svg";
 
 /// How to run a scene.
 #[derive(Clone, Debug)]
@@ -537,6 +539,13 @@ pub fn run_scene(
     };
     let chart = run.dir.join(ENERGY_SVG);
     if let Ok(svg) = crate::io::energy::chart_svg(&scene.name, &run.book.measures) {
+        write_atomic(&chart, |tmp| std::fs::write(tmp, &svg)).map_err(|source| RunError::Io {
+            path: chart.clone(),
+            source,
+        })?;
+    }
+    if let Some(Ok(svg)) = forces::chart_svg(&scene.name, &run.book.forces) {
+        let chart = run.dir.join(FORCES_SVG);
         write_atomic(&chart, |tmp| std::fs::write(tmp, &svg)).map_err(|source| RunError::Io {
             path: chart.clone(),
             source,

@@ -386,6 +386,12 @@ pub fn run(
         let path = opts.dir.join(crate::run::ENERGY_SVG);
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
+    if rank == 0
+        && let Some(svg) = crate::io::forces::chart_svg(&scene.name, &out.forces)
+    {
+        let (svg, path) = (svg?, opts.dir.join(crate::run::FORCES_SVG));
+        write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
+    }
     let slabs = halo.slabs();
     let loads = slabs.loads(&halo.sum_all(&plane_loads(&solver, axis, Balance::Count)));
     let balanced = slabs.loads(&halo.sum_all(&plane_loads(&solver, axis, opts.balance)));

@@ -100,7 +100,7 @@ fn is_partial(file: &str) -> bool {
 /// Remove what an earlier run left in `dir` before a run of `name` writes there, whatever its
 /// format (`none` included) and whatever scene it was: frames and obstacle surfaces of either
 /// format, every series file that lists such frames (a `.pvd` or `.vtk.series` of another scene
-/// would list frames this run replaces), the earlier `summary.json`, `energy.csv`, `energy.svg` and `forces.csv`, and the
+/// would list frames this run replaces), the earlier `summary.json`, `energy.csv`, `energy.svg`, `forces.csv` and `forces.svg`, and the
 /// temporary
 /// `.*.part` files of a run that was killed while writing, and its checkpoints. Other files are
 /// left alone.
@@ -125,7 +125,7 @@ pub fn clear_earlier_output(dir: &Path, name: &str) -> std::io::Result<()> {
         let checkpoint = file.starts_with("checkpoint_") && file.ends_with(".pbfck");
         let own = matches!(
             file.as_str(),
-            "summary.json" | "energy.csv" | "energy.svg" | "forces.csv"
+            "summary.json" | "energy.csv" | "energy.svg" | "forces.csv" | "forces.svg"
         );
         if frame || partial || series || checkpoint || own {
             std::fs::remove_file(e.path()).map_err(|err| {

@@ -65,3 +65,31 @@ pub fn take_row(pending: &mut [[f64; 3]], since: f64, time: f64) -> Option<Force
         .collect();
     Some(ForceRow { time, forces })
 }
+
+/// `forces.svg`: each solid's force against time, one panel per axis, for `rows` of the run
+/// named `name` (`None` without rows).
+pub fn chart_svg(name: &str, rows: &[ForceRow]) -> Option<Result<String, String>> {
+    use crate::experiments::report::{Panel, Series, chart, color};
+    let solids = rows.first()?.forces.len();
+    let panels: Vec<Panel> = ["x", "y", "z"]
+        .iter()
+        .enumerate()
+        .map(|(a, axis)| {
+            let title = if a == 0 {
+                format!("{name}: the force the fluid exerts on each obstacle (mean over each frame interval)")
+            } else {
+                String::new()
+            };
+            let y = format!("f{axis} [N]");
+            let mut p = Panel::new(title, "time [s]", &y);
+            p.series = (0..solids)
+                .map(|k| {
+                    let pts = rows.iter().map(|r| (r.time, r.forces[k][a])).collect();
+                    Series::line(format!("obstacle {k}"), pts, color(k))
+                })
+                .collect();
+            p.fit(0.1)
+        })
+        .collect();
+    Some(chart(&panels, 900, 300))
+}
