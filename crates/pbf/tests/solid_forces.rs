@@ -83,7 +83,7 @@ fn water_at_rest_in_a_cup_of_plates_weighs_on_them_and_pushes_its_sides_out() {
         "{total}"
     );
     // Each side, pushed out by the pressure on it: ρ g H² W / 2 (H the water's depth from its
-    // volume, W = 0.3 m); measured 0.96-0.97 of it (the water next to a wall stands r off it).
+    // volume, W = 0.3 m); measured 0.96-0.97 of it.
     let depth = n * (2.0 * scene.particles.radius as f64).powi(3) / (0.3 * 0.3);
     let side = 0.5 * 1000.0 * g * depth * depth * 0.3;
     let out = [-f[1].x, f[2].x, -f[3].z, f[4].z];
