@@ -5,8 +5,9 @@
 //! Owns: the [`Collider`] interface and the [`ColliderSet`] the solver holds; in files of their
 //! own the tank ([`tank::BoxTank`]), obstacles ([`obstacle::Obstacle`]: a [`shape::Shape`] placed,
 //! rotated and moved by a [`motion::Motion`]), the wall density table
-//! ([`wall_table::WallTable`]) and the tank's walls as mirrors ([`mirror::MirrorWalls`], when
-//! the scene asks for them). Does not touch: particles.
+//! ([`wall_table::WallTable`]), the tank's walls as mirrors ([`mirror::MirrorWalls`], when
+//! the scene asks for them) and the solids' pushes on the fluid, booked per solid for the force
+//! on each ([`push`]). Does not touch: particles.
 
 mod crevice;
 pub mod curvature;

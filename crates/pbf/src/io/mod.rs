@@ -2,7 +2,7 @@
 //!
 //! Owns: the frame formats ([`frame`]), the series files ([`series`]), atomic writes and frame
 //! file names ([`files`]), the background writer ([`writer`]), the run summary ([`summary`]), the per-frame measures
-//! ([`energy`]) and
+//! ([`energy`]), the forces on the obstacles ([`forces`]) and
 //! point files ([`points`]). Does not touch: the solver.
 //!
 //! Every file is written under a temporary name in the same folder and renamed into place, so an
