@@ -91,6 +91,14 @@ pub trait Halo: Send + Sync {
         x
     }
 
+    /// Sums over all processes, elementwise, in place (one exchange for all; the sums wrap
+    /// modulo 2⁶⁴, so two's-complement integers sum exactly).
+    fn sum_each(&self, x: &mut [u64]) {
+        for v in x {
+            *v = self.sum(*v);
+        }
+    }
+
     /// Decisions per site (whether a new particle has room there), each taken by the process
     /// whose slab holds the site (it alone sees every particle near it): afterwards every
     /// process has every process's decisions.

@@ -588,6 +588,11 @@ impl Halo for MpiHalo {
         self.sum_all(&[x])[0]
     }
 
+    fn sum_each(&self, x: &mut [u64]) {
+        let s = self.sum_all(x);
+        x.copy_from_slice(&s);
+    }
+
     fn agree(&self, room: &mut [bool], sites: &[Vec3A]) {
         let t = Instant::now();
         let slabs = self.state.lock().slabs.clone();
@@ -651,6 +656,9 @@ impl Halo for std::sync::Arc<MpiHalo> {
     }
     fn sum(&self, x: u64) -> u64 {
         (**self).sum(x)
+    }
+    fn sum_each(&self, x: &mut [u64]) {
+        (**self).sum_each(x)
     }
     fn agree(&self, room: &mut [bool], sites: &[Vec3A]) {
         (**self).agree(room, sites)

@@ -12,11 +12,16 @@ impl Solver {
     /// processes of a split run in fixed point (the same sums as one process's).
     pub(super) fn book_solid_impulse(&mut self) {
         let counts = self.colliders.take_push_counts();
+        if counts.is_empty() {
+            return;
+        }
         self.solid_impulse.resize(counts.len(), DVec3::ZERO);
+        let mut all: Vec<u64> = counts.iter().flatten().map(|&c| c as u64).collect();
+        self.halo.sum_each(&mut all);
         let scale = self.mass as f64 * crate::boundary::push::UNIT_M / self.dt_seconds;
-        for (j, c) in self.solid_impulse.iter_mut().zip(counts) {
-            let c = c.map(|x| self.halo.sum(x as u64) as i64 as f64);
-            *j += scale * DVec3::from_array(c);
+        for (j, c) in self.solid_impulse.iter_mut().zip(all.chunks_exact(3)) {
+            let c = DVec3::new(c[0] as i64 as f64, c[1] as i64 as f64, c[2] as i64 as f64);
+            *j += scale * c;
         }
     }
 
