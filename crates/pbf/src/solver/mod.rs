@@ -363,8 +363,7 @@ impl Solver {
                 let v = guides.velocity(x, colliders).unwrap_or(v + dt * g);
                 *p = colliders.project_walls(x + dt * v);
             });
-        self.colliders
-            .project_solids(&mut self.p, &self.fluid.x, None);
+        colliders.project_solids(&mut self.p, &self.fluid.x, None);
     }
 
     /// The predicted positions and every state field into the cell order of the last build.
