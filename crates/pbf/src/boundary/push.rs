@@ -143,6 +143,8 @@ impl ColliderSet {
                     return;
                 }
                 let mut booked = Booked::new(&self.pushes);
+                // One solid near the chunk: the whole solid gradient is its.
+                let only = (near.len() == 1).then(|| near.indexed().next().unwrap().0);
                 for (o, &x) in chunk.iter().enumerate() {
                     let i = b * NEAR_CHUNK + o;
                     let g = Vec3A::from(solid[i].truncate());
@@ -150,8 +152,7 @@ impl ColliderSet {
                         continue;
                     }
                     let s = scale * lambda[i];
-                    if near.len() == 1 {
-                        let (k, _) = near.indexed().next().unwrap();
+                    if let Some(k) = only {
                         booked.book(k, s * g);
                     } else {
                         for (k, c) in near.indexed() {
