@@ -101,7 +101,8 @@ pub struct ColliderSet {
     mirror: Option<MirrorWalls>,
     /// Wall-clock time of the solids' passes since the last [`take_time`](Self::take_time), ns.
     spent_ns: AtomicU64,
-    /// Each solid's pushes on the fluid since the last [`take_pushes`](Self::take_pushes)
+    /// Each solid's pushes on the fluid since the last
+    /// [`take_push_counts`](Self::take_push_counts)
     /// ([`push`]).
     pushes: push::Pushes,
 }

@@ -14,11 +14,11 @@
 //! once books a projection on the one that moved it last, a gradient push on each by its own
 //! gradient.
 //!
-//! Owns: [`Pushes`] and [`ColliderSet::book_gradient_push`], [`ColliderSet::take_pushes`].
+//! Owns: [`Pushes`] and [`ColliderSet::book_gradient_push`], [`ColliderSet::take_push_counts`].
 //! Does not touch: the pushes themselves (the passes in `mod.rs` make them) or positions.
 
 use super::{ColliderSet, NEAR_CHUNK};
-use glam::{DVec3, Vec3A, Vec4};
+use glam::{Vec3A, Vec4};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -47,11 +47,12 @@ impl Pushes {
         }
     }
 
-    /// The sums per solid (counts), reset to zero.
-    pub fn take(&self) -> Vec<[i64; 3]> {
+    /// The sums per solid and axis (counts, `i64` as `u64`), reset to zero.
+    pub fn take(&self) -> Vec<u64> {
         self.sums
             .iter()
-            .map(|s| std::array::from_fn(|a| s[a].swap(0, Ordering::Relaxed)))
+            .flatten()
+            .map(|a| a.swap(0, Ordering::Relaxed) as u64)
             .collect()
     }
 }
@@ -167,18 +168,10 @@ impl ColliderSet {
         });
     }
 
-    /// Each solid's pushes on the fluid since the last call, summed (metres), reset to zero.
-    pub fn take_pushes(&self) -> Vec<DVec3> {
-        self.pushes
-            .take()
-            .into_iter()
-            .map(|c| DVec3::new(c[0] as f64, c[1] as f64, c[2] as f64) * UNIT_M)
-            .collect()
-    }
-
-    /// The counts behind [`take_pushes`](Self::take_pushes), reset to zero (a split run sums
-    /// them over processes before turning them into metres).
-    pub fn take_push_counts(&self) -> Vec<[i64; 3]> {
+    /// Each solid's pushes on the fluid since the last call, reset to zero: counts of
+    /// [`UNIT_M`] as x, y, z per solid in order, each an `i64` in two's complement (a split run
+    /// sums them over processes as they are: the sums wrap modulo 2⁶⁴).
+    pub fn take_push_counts(&self) -> Vec<u64> {
         self.pushes.take()
     }
 }

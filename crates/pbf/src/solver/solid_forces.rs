@@ -11,12 +11,11 @@ impl Solver {
     /// `solid_impulse`: `m Σ d / dt` over its pushes `d` (`boundary::push`), summed over the
     /// processes of a split run in fixed point (the same sums as one process's).
     pub(super) fn book_solid_impulse(&mut self) {
-        let counts = self.colliders.take_push_counts();
-        if counts.is_empty() {
+        let mut all = self.colliders.take_push_counts();
+        if all.is_empty() {
             return;
         }
-        self.solid_impulse.resize(counts.len(), DVec3::ZERO);
-        let mut all: Vec<u64> = counts.iter().flatten().map(|&c| c as u64).collect();
+        self.solid_impulse.resize(all.len() / 3, DVec3::ZERO);
         self.halo.sum_each(&mut all);
         let scale = self.mass as f64 * crate::boundary::push::UNIT_M / self.dt_seconds;
         for (j, c) in self.solid_impulse.iter_mut().zip(all.chunks_exact(3)) {
