@@ -359,13 +359,8 @@ impl SceneRun<'_> {
     /// `forces.csv` with the rows so far (rewritten whole, through a rename; none without
     /// rows).
     fn write_forces(&self) -> Result<(), RunError> {
-        if self.book.forces.is_empty() {
-            return Ok(());
-        }
         let path = self.dir.join(FORCES_CSV);
-        let text = forces::csv_text(&self.book.forces);
-        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
-            .map_err(|source| RunError::Io { path, source })
+        forces::write(&path, &self.book.forces).map_err(|source| RunError::Io { path, source })
     }
 
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {

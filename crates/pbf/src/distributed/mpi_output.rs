@@ -163,12 +163,8 @@ impl Output {
 
     /// `forces.csv` (process 0; none without rows).
     pub(crate) fn write_forces(&self, opts: &MpiRunOptions) -> Result<(), String> {
-        if self.forces.is_empty() {
-            return Ok(());
-        }
         let path = opts.dir.join(crate::run::FORCES_CSV);
-        let text = crate::io::forces::csv_text(&self.forces);
-        write_atomic(&path, |tmp| std::fs::write(tmp, &text))
+        crate::io::forces::write(&path, &self.forces)
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 

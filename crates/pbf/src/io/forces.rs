@@ -38,6 +38,15 @@ pub fn csv_text(rows: &[ForceRow]) -> String {
     s
 }
 
+/// `rows` into `path` as [`csv_text`] (whole, through a rename); nothing without rows.
+pub fn write(path: &std::path::Path, rows: &[ForceRow]) -> std::io::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let text = csv_text(rows);
+    super::write_atomic(path, |tmp| std::fs::write(tmp, &text))
+}
+
 /// Fold the impulses of one step (`impulse` per solid, N s, on the fluid) into `pending`.
 pub fn add_impulse(pending: &mut Vec<[f64; 3]>, impulse: &[glam::DVec3]) {
     pending.resize(impulse.len().max(pending.len()), [0.0; 3]);
