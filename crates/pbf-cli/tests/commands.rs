@@ -230,6 +230,8 @@ fn an_interrupted_run_writes_its_queued_frames_and_summary_and_exits_130() {
         "summary.json".into(),
         "energy.csv".into(),
         "energy.svg".into(),
+        "forces.csv".into(),
+        "forces.svg".into(),
     ]);
     want.sort();
     assert_eq!(names, want, "files left in the output folder");
@@ -785,16 +787,43 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     let n = pts0.len();
     assert_eq!(pts0[..n - 24], pts4[..n - 24]);
     assert!((0..8).all(|k| (pts0[n - 24 + 3 * k] - pts4[n - 24 + 3 * k]).abs() > 1e-3));
-    // forces.csv: a row per obstacle at each frame time after the first and at the end (0.16
-    // s, between frames), finite, with its chart.
-    let rows = csv_rows(&out.join("forces.csv"));
-    assert_eq!(rows.len(), 5 * 4, "{rows:?}");
-    for (k, r) in rows.iter().enumerate() {
-        assert_eq!(r["obstacle"], (k % 4) as f64);
-        assert!(["fx_N", "fy_N", "fz_N"].iter().all(|c| r[*c].is_finite()));
+    // forces.csv: a line per obstacle and per wall at each frame time after the first and at
+    // the end (0.16 s, between frames), finite, with its chart.
+    let bodies = |path: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("time_s,body,fx_N,fy_N,fz_N"));
+        lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                assert!(
+                    f[2..].iter().all(|v| v.parse::<f64>().unwrap().is_finite()),
+                    "{l}"
+                );
+                f[1].to_string()
+            })
+            .collect()
+    };
+    let names = bodies(&out.join("forces.csv"));
+    assert_eq!(names.len(), 5 * (4 + 6), "{names:?}");
+    let walls = [
+        "wall_x_min",
+        "wall_x_max",
+        "wall_y_min",
+        "wall_y_max",
+        "wall_z_min",
+        "wall_z_max",
+    ];
+    for (k, name) in names.iter().enumerate() {
+        let want = match k % 10 {
+            b @ 0..4 => format!("obstacle_{b}"),
+            w => walls[w - 4].to_string(),
+        };
+        assert_eq!(*name, want);
     }
     assert!(out.join("forces.svg").exists());
-    // A run of a scene without obstacles into the same folder removes them (and the forces).
+    // A run of a scene without obstacles into the same folder removes them; its forces.csv
+    // names the walls alone.
     let o = run_cli(&[
         "run",
         "configs/dam_break_small.toml",
@@ -806,6 +835,24 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     ]);
     assert!(o.status.success());
     assert!(!out.join("obstacles_00000.vtu").exists());
+    let names = bodies(&out.join("forces.csv"));
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("wall_")),
+        "{names:?}"
+    );
+    // With `output.wall_forces = false` there is nothing to write.
+    let o = run_cli(&[
+        "run",
+        "configs/dam_break_small.toml",
+        "--steps",
+        "5",
+        "--quiet",
+        "--set",
+        "output.wall_forces=false",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
     assert!(!out.join("forces.csv").exists() && !out.join("forces.svg").exists());
 }
 

@@ -514,7 +514,13 @@ fn a_run_replaces_the_earlier_output_whatever_its_format_or_scene() {
     let left: Vec<String> = snapshot(&out).into_keys().collect();
     assert_eq!(
         left,
-        ["energy.csv", "energy.svg", "summary.json"],
+        [
+            "energy.csv",
+            "energy.svg",
+            "forces.csv",
+            "forces.svg",
+            "summary.json"
+        ],
         "{left:?}"
     );
     // Fixed: another scene into the same folder left the first scene's series file, listing

@@ -360,7 +360,8 @@ impl SceneRun<'_> {
     /// rows).
     fn write_forces(&self) -> Result<(), RunError> {
         let path = self.dir.join(FORCES_CSV);
-        forces::write(&path, &self.book.forces).map_err(|source| RunError::Io { path, source })
+        forces::write(&path, &self.book.forces, self.solver.solid_count())
+            .map_err(|source| RunError::Io { path, source })
     }
 
     fn push_frame(&mut self, k: usize) -> Result<(), RunError> {
@@ -393,7 +394,7 @@ impl Stepper for SceneRun<'_> {
             self.book.phases.add(&t);
             self.book.solve.add(t.solve);
             self.book.counters += st;
-            forces::add_impulse(&mut self.book.impulse, &self.solver.take_solid_impulse());
+            forces::add_impulse(&mut self.book.impulse, &self.solver.take_impulse());
         }
         Ok(())
     }
@@ -539,7 +540,7 @@ pub fn run_scene(
             source,
         })?;
     }
-    if let Some(Ok(svg)) = forces::chart_svg(&scene.name, &run.book.forces) {
+    if let Some(Ok(svg)) = forces::chart_svg(&scene.name, &run.book.forces, scene.obstacle.len()) {
         let chart = run.dir.join(FORCES_SVG);
         write_atomic(&chart, |tmp| std::fs::write(tmp, &svg)).map_err(|source| RunError::Io {
             path: chart.clone(),

@@ -153,7 +153,9 @@ impl MirrorWalls {
     }
 
     /// The images' part of particle `i`'s correction, `Σ_R F Σ_j (λ_i + λ_j) g r` (without the
-    /// gradient's constant), `pl[j]` holding particle `j`'s position and λ_j in w.
+    /// gradient's constant), `pl[j]` holding particle `j`'s position and λ_j in w; each
+    /// image's term is also given to `each` as `(flip, offset, term)` (`R x = offset + flip ·
+    /// x`: which walls it lies behind).
     #[inline(always)]
     pub fn correction<S: Shape>(
         &self,
@@ -162,6 +164,7 @@ impl MirrorWalls {
         i: usize,
         pl: &[Vec4],
         k: &Kernels,
+        mut each: impl FnMut(Vec3A, Vec3A, Vec3A),
     ) -> Vec3A {
         let li = f32x8::splat(pl[i].w);
         let mut out = Vec3A::ZERO;
@@ -175,7 +178,9 @@ impl MirrorWalls {
                 ay += a * c.y;
                 az += a * c.z;
             }
-            out += flip * vec3(ax, ay, az);
+            let term = flip * vec3(ax, ay, az);
+            each(flip, offset, term);
+            out += term;
         }
         out
     }
@@ -370,7 +375,8 @@ mod tests {
                 continue;
             };
             let l = list(&p, i, k.h);
-            let got = k.grad_coef() * mirror.correction::<Poly6Spiky>(&images, &l, i, &pl, &k);
+            let got = k.grad_coef()
+                * mirror.correction::<Poly6Spiky>(&images, &l, i, &pl, &k, |_, _, _| {});
             // Each wall within h, and each combination across axes.
             let near: Vec<Vec<f32>> = (0..3)
                 .map(|a| {

@@ -23,6 +23,7 @@ pub mod shape;
 pub mod support;
 pub mod tank;
 pub mod wall_overlap;
+pub mod wall_push;
 pub mod wall_table;
 
 pub use mesh::Mesh;
@@ -33,6 +34,7 @@ pub use shape::Shape;
 pub use support::Support;
 pub use tank::BoxTank;
 pub use wall_overlap::WallOverlap;
+pub use wall_push::TankWalls;
 pub use wall_table::WallTable;
 
 use crate::par::CHUNK;
@@ -105,6 +107,10 @@ pub struct ColliderSet {
     /// [`take_push_counts`](Self::take_push_counts)
     /// ([`push`]).
     pushes: push::Pushes,
+    /// The tank's six walls, when their pushes are booked ([`wall_push`]).
+    tank: Option<TankWalls>,
+    /// The walls' pushes since the last `take_push_counts`, in [`wall_push::WALLS`]' order.
+    wall_pushes: push::Pushes,
 }
 
 impl ColliderSet {
@@ -112,6 +118,8 @@ impl ColliderSet {
     pub fn new(walls: Vec<Box<dyn Collider>>, solids: Vec<Box<dyn Collider>>) -> Self {
         ColliderSet {
             pushes: push::Pushes::new(solids.len()),
+            tank: None,
+            wall_pushes: push::Pushes::new(wall_push::WALLS.len()),
             walls,
             solids,
             mirror: None,
@@ -123,6 +131,13 @@ impl ColliderSet {
     /// density of its own: [`BoxTank::mirrored`]).
     pub fn with_mirror(mut self, mirror: Option<MirrorWalls>) -> Self {
         self.mirror = mirror;
+        self
+    }
+
+    /// The set that books the pushes of the tank's walls on each of them ([`wall_push`]):
+    /// `tank` must be the box of the tank among the walls.
+    pub fn with_tank_walls(mut self, tank: TankWalls) -> Self {
+        self.tank = Some(tank);
         self
     }
 
@@ -323,7 +338,8 @@ impl ColliderSet {
     /// Add `dt β a(p_i)` to every velocity, `a` the adhesion acceleration per unit β of all
     /// colliders at the particle's position (a gather; the solids' part timed as collision
     /// handling and booked on each solid, as the displacement `dt Δv` of a step `dt` long, for
-    /// the `owned` particles: [`push`]).
+    /// the `owned` particles: [`push`]; the walls' part booked on the tank's walls likewise:
+    /// [`wall_push`]).
     pub fn add_adhesion(
         &self,
         p: &[Vec3A],
@@ -334,13 +350,22 @@ impl ColliderSet {
     ) {
         v.par_chunks_mut(CHUNK)
             .zip(p.par_chunks(CHUNK))
-            .for_each(|(v, p)| {
-                for (v, &p) in v.iter_mut().zip(p) {
+            .enumerate()
+            .for_each(|(b, (v, p))| {
+                let mut book = self.wall_book();
+                for (o, (v, &p)) in v.iter_mut().zip(p).enumerate() {
                     let a = self
                         .walls
                         .iter()
                         .fold(Vec3A::ZERO, |a, c| a + c.adhesion(p));
                     *v += dt_beta * a;
+                    if let Some(book) = &mut book
+                        && a != Vec3A::ZERO
+                        && push::owns(owned, b * CHUNK + o)
+                    {
+                        book.push(p, (dt * dt_beta) * a);
+                        book.end_particle();
+                    }
                 }
             });
         if self.solids.is_empty() {

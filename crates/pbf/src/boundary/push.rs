@@ -14,7 +14,8 @@
 //! once books a projection on the one that moved it last, a gradient push on each by its own
 //! gradient.
 //!
-//! Owns: [`Pushes`] and [`ColliderSet::book_gradient_push`], [`ColliderSet::take_push_counts`].
+//! Owns: [`Pushes`] and [`ColliderSet::book_gradient_push`], [`ColliderSet::take_push_counts`]
+//! (the tank's walls' pushes are booked alike: `wall_push`).
 //! Does not touch: the pushes themselves (the passes in `mod.rs` make them) or positions.
 
 use super::{ColliderSet, NEAR_CHUNK};
@@ -39,7 +40,7 @@ impl Pushes {
         }
     }
 
-    fn add(&self, k: usize, c: [i64; 3]) {
+    pub(super) fn add(&self, k: usize, c: [i64; 3]) {
         for (sum, c) in self.sums[k].iter().zip(c) {
             if c != 0 {
                 sum.fetch_add(c, Ordering::Relaxed);
@@ -58,15 +59,13 @@ impl Pushes {
 }
 
 /// `d` in counts of [`UNIT_M`], each axis rounded on its own (the same for a particle wherever
-/// it is summed).
+/// it is summed). `d · 2⁴⁰` is exact in f32 (a power of two), so one rounding to the nearest
+/// whole count (ties to even) is all: a few instructions, in the solver's hottest pass.
 #[inline]
 pub fn counts(d: Vec3A) -> [i64; 3] {
-    let s = 1.0 / UNIT_M;
-    [
-        (d.x as f64 * s).round() as i64,
-        (d.y as f64 * s).round() as i64,
-        (d.z as f64 * s).round() as i64,
-    ]
+    let s = (1u64 << 40) as f32;
+    let c = (d * s).to_array();
+    c.map(|v| v.round_ties_even() as i64)
 }
 
 /// One chunk's pushes per solid, added to the shared sums when it is dropped (one atomic add
@@ -168,10 +167,18 @@ impl ColliderSet {
         });
     }
 
-    /// Each solid's pushes on the fluid since the last call, reset to zero: counts of
-    /// [`UNIT_M`] as x, y, z per solid in order, each an `i64` in two's complement (a split run
-    /// sums them over processes as they are: the sums wrap modulo 2⁶⁴).
+    /// Each solid's pushes on the fluid since the last call, then each of the tank's walls'
+    /// when the set books them (`wall_push`), reset to zero: counts of [`UNIT_M`] as x, y, z
+    /// per solid in order, then per wall, each an `i64` in two's complement (a split run sums
+    /// them over processes as they are: the sums wrap modulo 2⁶⁴).
     pub fn take_push_counts(&self) -> Vec<u64> {
-        self.pushes.take()
+        let mut all = self.pushes.take();
+        all.extend(self.take_wall_counts());
+        all
+    }
+
+    /// How many solids the set holds.
+    pub fn solid_count(&self) -> usize {
+        self.solids.len()
     }
 }

@@ -156,15 +156,15 @@ impl Output {
         }
         if halo.rank() == 0 {
             self.write_energy(opts)?;
-            self.write_forces(opts)?;
+            self.write_forces(opts, solver.solid_count())?;
         }
         Ok(())
     }
 
     /// `forces.csv` (process 0; none without rows).
-    pub(crate) fn write_forces(&self, opts: &MpiRunOptions) -> Result<(), String> {
+    pub(crate) fn write_forces(&self, opts: &MpiRunOptions, solids: usize) -> Result<(), String> {
         let path = opts.dir.join(crate::run::FORCES_CSV);
-        crate::io::forces::write(&path, &self.forces)
+        crate::io::forces::write(&path, &self.forces, solids)
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 

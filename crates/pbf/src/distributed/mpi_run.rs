@@ -292,7 +292,7 @@ pub fn run(
         Some(r) => {
             if rank == 0 {
                 out.write_energy(opts)?;
-                out.write_forces(opts)?;
+                out.write_forces(opts, solver.solid_count())?;
             }
             r.next_frame
         }
@@ -312,7 +312,7 @@ pub fn run(
         let t = Instant::now();
         let (_, stats) = solver.step();
         counters += stats;
-        crate::io::forces::add_impulse(&mut out.impulse, &solver.take_solid_impulse());
+        crate::io::forces::add_impulse(&mut out.impulse, &solver.take_impulse());
         let local = t.elapsed().as_secs_f64();
         step_sum += halo.max_f64s(&[local])[0];
         // Blow-up: a non-finite state (or a speed crossing the domain in one step) anywhere
@@ -387,7 +387,8 @@ pub fn run(
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;
     }
     if rank == 0
-        && let Some(svg) = crate::io::forces::chart_svg(&scene.name, &out.forces)
+        && let Some(svg) =
+            crate::io::forces::chart_svg(&scene.name, &out.forces, scene.obstacle.len())
     {
         let (svg, path) = (svg?, opts.dir.join(crate::run::FORCES_SVG));
         write_atomic(&path, |tmp| std::fs::write(tmp, &svg)).map_err(dir_err)?;

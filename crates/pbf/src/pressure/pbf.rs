@@ -43,7 +43,7 @@ use super::{DensityInput, DensitySolver, SolveStats};
 use crate::boundary::Support;
 use crate::by_shape;
 use crate::distributed::{ERROR_ONE, refresh};
-use crate::par::{CHUNK, Scratch, par_gather};
+use crate::par::{CHUNK, Scratch};
 use crate::sph::Kernels;
 use crate::sph::shapes::Shape;
 use glam::{Vec3A, Vec4};
@@ -227,27 +227,45 @@ impl PbfConstraints {
             let (lambda, wall_grad) = (&self.lambda, &self.wall_grad);
             let pl = &*pl;
             let omega = self.omega;
-            par_gather(tmp, |i| {
+            // The walls' part of each move (their support, images and gradient) is booked on
+            // them with the projection's (`boundary::wall_push`), scaled as the move is.
+            let scale = omega * (vol * cg);
+            colliders.gather_in_walls(tmp, pp, owned, |i, mut book| {
                 let list = lists.neighbors(i);
                 let support = if wall_gradient {
                     colliders.support(pp[i])
                 } else {
                     Support::NONE
                 };
-                let mut dp = if support.is_none() {
-                    correction::<S>(list, i, pl, &k, params)
+                let (mut dp, extra) = if support.is_none() {
+                    (correction::<S>(list, i, pl, &k, params), Vec3A::ZERO)
                 } else {
                     let (dp, diff) = correction_and_difference::<S>(list, i, pl, &k, params);
-                    dp + support.extra(diff)
+                    let extra = support.extra(diff);
+                    (dp + extra, extra)
                 };
                 if let Some(mirror) = mirror
                     && let Some(images) = mirror.images(pp[i])
                 {
-                    dp += mirror.correction::<S>(&images, list, i, pl, &k);
+                    dp += mirror.correction::<S>(&images, list, i, pl, &k, |flip, offset, d| {
+                        if let Some(b) = book.as_deref_mut() {
+                            b.reflection(flip, offset, scale * d);
+                        }
+                    });
                 }
                 let li = lambda[i];
-                colliders
-                    .project_walls(pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i]))
+                if let Some(b) = book {
+                    // The tank's gradient: the walls' and solids' less the solids' (booked on
+                    // them).
+                    let tank = match solid.get(i) {
+                        Some(s) => wall_grad[i] - Vec3A::from(s.truncate()),
+                        None => wall_grad[i],
+                    };
+                    if tank != Vec3A::ZERO || extra != Vec3A::ZERO {
+                        b.lattice(pp[i], scale * extra, (omega * li / rho0) * tank);
+                    }
+                }
+                pp[i] + omega * ((vol * cg) * dp + (li / rho0) * wall_grad[i])
             });
             // What the solids' gradients did in this correction, for the force on each.
             colliders.book_gradient_push(pp, lambda, solid, omega / rho0, owned);

@@ -6,7 +6,9 @@
 
 use super::{Scene, seconds};
 use super::{SurfaceTensionMethod, WallModel};
-use crate::boundary::{BoxTank, Collider, ColliderSet, MirrorWalls, Obstacle, WallTable};
+use crate::boundary::{
+    BoxTank, Collider, ColliderSet, MirrorWalls, Obstacle, TankWalls, WallTable,
+};
 use crate::forces::surface_tension::SurfaceTension;
 use crate::forces::vorticity::VorticityConfinement;
 use crate::forces::xsph::Xsph;
@@ -62,7 +64,15 @@ pub fn solver_keeping(world: &Scene, keep: &dyn Fn(Vec3A) -> bool) -> Result<Sol
             table.clone(),
         )));
     }
-    let colliders = ColliderSet::new(walls, solids).with_mirror(mirror);
+    let mut colliders = ColliderSet::new(walls, solids).with_mirror(mirror);
+    if scene.output.wall_forces {
+        colliders = colliders.with_tank_walls(TankWalls {
+            min: tmin,
+            max: tmax,
+            h,
+            table: table.clone(),
+        });
+    }
     let domain = GridSpec::new(tmin, tmax, h, scene.search.cell_size)?;
     let q = &scene.pbf;
     let s_corr = ArtificialPressure {

@@ -354,15 +354,11 @@ impl Solver {
         self.p.resize(n, Vec3A::ZERO);
         // The velocities are not written here (step 5 sets them all): until then the state
         // (x, v, id) changes only by the reorder, so an abandoned step can be undone exactly.
-        self.p
-            .par_iter_mut()
-            .zip(self.fluid.v.par_iter())
-            .zip(self.fluid.x.par_iter())
-            .with_min_len(CHUNK)
-            .for_each(|((p, &v), &x)| {
-                let v = guides.velocity(x, colliders).unwrap_or(v + dt * g);
-                *p = colliders.project_walls(x + dt * v);
-            });
+        let (x, v) = (&self.fluid.x, &self.fluid.v);
+        colliders.gather_in_walls(&mut self.p, x, None, |i, _| {
+            let v = guides.velocity(x[i], colliders).unwrap_or(v[i] + dt * g);
+            x[i] + dt * v
+        });
         colliders.project_solids(&mut self.p, &self.fluid.x, None);
     }
 

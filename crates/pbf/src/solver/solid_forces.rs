@@ -1,4 +1,5 @@
-//! The force the fluid exerts on each solid, from what the solids did to it (`boundary::push`).
+//! The force the fluid exerts on each solid and each of the tank's walls, from what they did to
+//! it (`boundary::push`, `boundary::wall_push`).
 //!
 //! Owns: the solver's impulse book per solid. Does not touch: the pushes (the colliders book
 //! them) or the step's order.
@@ -7,7 +8,7 @@ use super::Solver;
 use glam::DVec3;
 
 impl Solver {
-    /// The impulse each solid gave the fluid in the step just taken, added to
+    /// The impulse each solid and each wall gave the fluid in the step just taken, added to
     /// `solid_impulse`: `m Σ d / dt` over its pushes `d` (`boundary::push`), summed over the
     /// processes of a split run in fixed point (the same sums as one process's).
     pub(super) fn book_solid_impulse(&mut self) {
@@ -24,10 +25,32 @@ impl Solver {
         }
     }
 
-    /// The impulse each solid (in the scene's order) gave the fluid since the last call, N s;
-    /// the force the fluid exerted on it over that time is minus this over the time.
-    pub fn take_solid_impulse(&mut self) -> Vec<DVec3> {
+    /// The impulse each body gave the fluid since the last call, N s: the solids in the
+    /// scene's order, then the tank's six walls (`boundary::wall_push::WALLS`; none before the
+    /// first step). The force the fluid exerted on a body over that time is minus its impulse
+    /// over the time.
+    pub fn take_impulse(&mut self) -> Vec<DVec3> {
         let n = self.solid_impulse.len();
         std::mem::replace(&mut self.solid_impulse, vec![DVec3::ZERO; n])
+    }
+
+    /// How many solids the scene has (the first bodies of [`take_impulse`](Self::take_impulse)).
+    pub fn solid_count(&self) -> usize {
+        self.colliders.solid_count()
+    }
+
+    /// [`take_impulse`](Self::take_impulse)'s solids alone (the walls' since the last call are
+    /// dropped).
+    pub fn take_solid_impulse(&mut self) -> Vec<DVec3> {
+        let mut all = self.take_impulse();
+        all.truncate(self.colliders.solid_count());
+        all
+    }
+
+    /// [`take_impulse`](Self::take_impulse)'s six walls alone (the solids' since the last call
+    /// are dropped; empty before the first step).
+    pub fn take_wall_impulse(&mut self) -> Vec<DVec3> {
+        let all = self.take_impulse();
+        all[self.colliders.solid_count().min(all.len())..].to_vec()
     }
 }
