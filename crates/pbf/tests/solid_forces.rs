@@ -9,7 +9,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::scene_from;
+use common::{mean_forces, on_threads, scene_from};
 
 /// A cup of five plates 2 cm thick standing on a tank's floor, its inside 0.3 x 0.3 m, full of
 /// water 0.34 m deep (3,825 particles, r = 0.01).
@@ -47,22 +47,6 @@ dt = 0.002
 end = 1.0
 "#;
 
-/// The mean force on each solid (N) over steps `from..to` of `s`, the steps before run first.
-fn mean_forces(s: &mut Solver, from: usize, to: usize) -> Vec<DVec3> {
-    for _ in 0..from {
-        s.step();
-    }
-    s.take_solid_impulse();
-    for _ in from..to {
-        s.step();
-    }
-    let seconds = (to - from) as f64 * s.dt() as f64;
-    s.take_solid_impulse()
-        .into_iter()
-        .map(|j| -j / seconds)
-        .collect()
-}
-
 #[test]
 fn water_at_rest_in_a_cup_of_plates_weighs_on_them_and_pushes_its_sides_out() {
     let scene = scene_from(CUP, &[]);
@@ -71,7 +55,7 @@ fn water_at_rest_in_a_cup_of_plates_weighs_on_them_and_pushes_its_sides_out() {
     let g = 9.81;
     let weight = n * s.mass() as f64 * g;
     // The second half of 1 s, the water settled.
-    let f = mean_forces(&mut s, 250, 500);
+    let f = mean_forces(&mut s, 250, 500, Solver::take_solid_impulse);
     assert_eq!(f.len(), 5);
     let total: DVec3 = f.iter().sum();
     // Measured: 1.000 of the weight down, sideways a few 1e-4 of it.
@@ -119,7 +103,7 @@ end = 2.0
         &[],
     );
     let mut s = Solver::new(&scene).unwrap();
-    let f = mean_forces(&mut s, 250, 500)[0];
+    let f = mean_forces(&mut s, 250, 500, Solver::take_solid_impulse)[0];
     let archimedes = 1000.0 * 9.81 * 4.0 / 3.0 * std::f64::consts::PI * 0.1f64.powi(3);
     // Measured 1.011 of it from 1 to 2 s.
     assert!(
@@ -211,11 +195,7 @@ end = 1.0
 fn the_forces_are_the_same_on_one_and_two_threads() {
     let scene = scene_from(CUP, &[]);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut s = Solver::new(&scene).unwrap();
             (0..60)
                 .map(|_| {

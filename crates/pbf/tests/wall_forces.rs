@@ -9,7 +9,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{scene_from, scene_with};
+use common::{mean_forces, on_threads, scene_from, scene_with};
 
 /// Water 0.3 m deep filling a 0.3 x 0.3 m floor (3,375 particles, r = 0.01) in a tank 0.4 m
 /// high, with still_tank.toml's model (mirror walls, h = 5.4r, the cubic spline, XSPH 0.15).
@@ -32,29 +32,13 @@ kernel = "cubic_spline"
 xsph = 0.15
 "#;
 
-/// The mean force on each wall (N) over steps `from..to` of `s`, the steps before run first.
-fn mean_wall_forces(s: &mut Solver, from: usize, to: usize) -> Vec<DVec3> {
-    for _ in 0..from {
-        s.step();
-    }
-    s.take_impulse();
-    for _ in from..to {
-        s.step();
-    }
-    let seconds = (to - from) as f64 * s.dt() as f64;
-    s.take_wall_impulse()
-        .into_iter()
-        .map(|j| -j / seconds)
-        .collect()
-}
-
 /// The pool with `sets`: its walls' mean forces over 0.6-1.2 s, the water's weight (N) and
 /// the side walls' hydrostatic load `ρ g H² W / 2` with H the depth at rest density.
 fn pool(sets: &[&str]) -> (Vec<DVec3>, f64, f64) {
     let scene = scene_from(POOL, sets);
     let mut s = Solver::new(&scene).unwrap();
     let weight = s.fluid.len() as f64 * s.mass() as f64 * 9.81;
-    let f = mean_wall_forces(&mut s, 150, 300);
+    let f = mean_forces(&mut s, 150, 300, Solver::take_wall_impulse);
     assert_eq!(f.len(), 6);
     // The weight on a 0.3 x 0.3 floor: ρ g H = weight / area; the side: ρ g H W H / 2.
     let (w, area) = (0.3, 0.09);
@@ -175,11 +159,7 @@ fn dam_break_momentum(model: &str) {
 fn the_walls_forces_are_the_same_on_one_and_two_threads() {
     let scene = scene_with("dam_break_small", &[]);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut s = Solver::new(&scene).unwrap();
             (0..60)
                 .map(|_| {

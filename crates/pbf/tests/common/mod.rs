@@ -1,5 +1,5 @@
-//! What the solver's integration tests share: scenes by name or from text, and a run on a
-//! given number of threads.
+//! What the solver's integration tests share: scenes by name or from text, a run on a given
+//! number of threads, the mean forces over a span of steps.
 
 #![allow(dead_code)]
 
@@ -51,21 +51,45 @@ dt = 0.004
 end = 2.0
 "#;
 
+/// What `f` gives run on a pool of `threads` threads.
+pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(f)
+}
+
 /// The state (positions, velocities, ids) after `steps` steps of `scene` on `threads` threads.
 pub fn state_on_threads(
     scene: &Scene,
     threads: usize,
     steps: usize,
 ) -> (Vec<Vec3A>, Vec<Vec3A>, Vec<u32>) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| {
+    on_threads(threads, || {
         let mut s = Solver::new(scene).unwrap();
         for _ in 0..steps {
             s.step();
         }
         (s.fluid.x, s.fluid.v, s.fluid.id)
     })
+}
+
+/// The mean force (N) on each body `take` gives the impulses of (`Solver::take_solid_impulse`,
+/// `Solver::take_wall_impulse`) over steps `from..to` of `s`, the steps before run first.
+pub fn mean_forces(
+    s: &mut Solver,
+    from: usize,
+    to: usize,
+    take: fn(&mut Solver) -> Vec<glam::DVec3>,
+) -> Vec<glam::DVec3> {
+    for _ in 0..from {
+        s.step();
+    }
+    s.take_impulse();
+    for _ in from..to {
+        s.step();
+    }
+    let seconds = (to - from) as f64 * s.dt() as f64;
+    take(s).into_iter().map(|j| -j / seconds).collect()
 }
