@@ -65,8 +65,8 @@ pub struct RunState {
     /// The density solves so far.
     #[serde(default)]
     pub solve: crate::pressure::SolveTally,
-    /// The rows of `forces.csv` so far (scenes with obstacles), and each solid's impulse on the
-    /// fluid since the last row (N s).
+    /// The rows of `forces.csv` so far, and each solid's and wall's impulse on the fluid since
+    /// the last row (N s).
     #[serde(default)]
     pub forces: Vec<crate::io::forces::ForceRow>,
     #[serde(default)]

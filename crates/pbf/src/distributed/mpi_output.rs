@@ -26,8 +26,8 @@ pub(crate) struct Output {
     pub(crate) obstacles_listed: Vec<(f64, String)>,
     /// The rows of `energy.csv` so far (process 0's copy is written).
     pub(crate) rows: Vec<Measures>,
-    /// The rows of `forces.csv` so far, and each solid's impulse on the fluid since the last
-    /// (the same on every process: the solver sums it over them).
+    /// The rows of `forces.csv` so far, and each solid's and wall's impulse on the fluid since
+    /// the last (the same on every process: the solver sums it over them).
     pub(crate) forces: Vec<crate::io::forces::ForceRow>,
     pub(crate) impulse: Vec<[f64; 3]>,
     /// The closest approaches to walls and obstacles and the fastest particle, at frame times.

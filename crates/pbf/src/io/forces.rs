@@ -63,9 +63,13 @@ pub fn write(path: &std::path::Path, rows: &[ForceRow], solids: usize) -> std::i
     super::write_atomic(path, |tmp| std::fs::write(tmp, &text))
 }
 
-/// Fold the impulses of one step (`impulse` per solid, N s, on the fluid) into `pending`.
+/// Fold the impulses of one step (`impulse` per body, N s, on the fluid) into `pending`, which
+/// takes the step's bodies (a run resumed with `output.wall_forces` changed gains or drops the
+/// walls).
 pub fn add_impulse(pending: &mut Vec<[f64; 3]>, impulse: &[glam::DVec3]) {
-    pending.resize(impulse.len().max(pending.len()), [0.0; 3]);
+    if !impulse.is_empty() {
+        pending.resize(impulse.len(), [0.0; 3]);
+    }
     for (p, j) in pending.iter_mut().zip(impulse) {
         for (a, v) in p.iter_mut().zip(j.to_array()) {
             *a += v;

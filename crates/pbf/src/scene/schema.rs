@@ -459,7 +459,7 @@ pub struct Output {
     /// Frames per simulated second (default 30).
     pub fps: f32,
     /// Book the tank's walls' pushes for `forces.csv` (default true; `boundary::wall_push`):
-    /// off, the walls cost nothing to watch (2-4% of a step with lattice walls when much of the
+    /// off, the walls cost nothing to watch (3-8% of a step with lattice walls when much of the
     /// water is near them) and `forces.csv` has the obstacles alone.
     pub wall_forces: bool,
 }
