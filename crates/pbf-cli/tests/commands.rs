@@ -824,16 +824,19 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
     assert!(out.join("forces.svg").exists());
     // A run of a scene without obstacles into the same folder removes them; its forces.csv
     // names the walls alone.
-    let o = run_cli(&[
-        "run",
-        "configs/dam_break_small.toml",
-        "--steps",
-        "5",
-        "--quiet",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success());
+    let small_run = |sets: &[&str]| {
+        let mut a = vec![
+            "run",
+            "configs/dam_break_small.toml",
+            "--steps",
+            "5",
+            "--quiet",
+        ];
+        a.extend(sets);
+        a.extend(["-o", out.to_str().unwrap()]);
+        assert!(run_cli(&a).status.success());
+    };
+    small_run(&[]);
     assert!(!out.join("obstacles_00000.vtu").exists());
     let names = bodies(&out.join("forces.csv"));
     assert!(
@@ -841,18 +844,7 @@ fn obstacles_are_written_as_a_series_of_moving_surfaces() {
         "{names:?}"
     );
     // With `output.wall_forces = false` there is nothing to write.
-    let o = run_cli(&[
-        "run",
-        "configs/dam_break_small.toml",
-        "--steps",
-        "5",
-        "--quiet",
-        "--set",
-        "output.wall_forces=false",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success());
+    small_run(&["--set", "output.wall_forces=false"]);
     assert!(!out.join("forces.csv").exists() && !out.join("forces.svg").exists());
 }
 

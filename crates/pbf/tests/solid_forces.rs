@@ -9,7 +9,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{mean_forces, on_threads, scene_from};
+use common::{impulses_on_threads, mean_forces, scene_from};
 
 /// A cup of five plates 2 cm thick standing on a tank's floor, its inside 0.3 x 0.3 m, full of
 /// water 0.34 m deep (3,825 particles, r = 0.01).
@@ -194,17 +194,7 @@ end = 1.0
 #[test]
 fn the_forces_are_the_same_on_one_and_two_threads() {
     let scene = scene_from(CUP, &[]);
-    let run = |threads: usize| {
-        on_threads(threads, || {
-            let mut s = Solver::new(&scene).unwrap();
-            (0..60)
-                .map(|_| {
-                    s.step();
-                    s.take_impulse() // the walls' too
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    let run = |threads| impulses_on_threads(&scene, threads, 60, Solver::take_impulse); // the walls' too
     let (one, two) = (run(1), run(2));
     assert!(one.iter().all(|j| j.len() == 5 + 6));
     assert!(one.iter().flatten().any(|j| j.y != 0.0));

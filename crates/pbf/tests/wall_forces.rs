@@ -9,7 +9,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{mean_forces, on_threads, scene_from, scene_with};
+use common::{impulses_on_threads, mean_forces, scene_from, scene_with};
 
 /// Water 0.3 m deep filling a 0.3 x 0.3 m floor (3,375 particles, r = 0.01) in a tank 0.4 m
 /// high, with still_tank.toml's model (mirror walls, h = 5.4r, the cubic spline, XSPH 0.15).
@@ -46,6 +46,9 @@ fn pool(sets: &[&str]) -> (Vec<DVec3>, f64, f64) {
     (f, weight, weight / area * w * h / 2.0)
 }
 
+/// The four side walls of the pool: (wall, its axis, the sign of an outward load).
+const SIDES: [(usize, usize, f64); 4] = [(0, 0, -1.0), (1, 0, 1.0), (4, 2, -1.0), (5, 2, 1.0)];
+
 #[test]
 fn water_at_rest_weighs_on_the_floor_and_pushes_the_mirror_walls_out() {
     let (f, weight, side) = pool(&[]);
@@ -57,7 +60,7 @@ fn water_at_rest_weighs_on_the_floor_and_pushes_the_mirror_walls_out() {
         "floor {} N against the weight {weight:.1} N",
         f[2]
     );
-    for (wall, axis, sign) in [(0, 0, -1.0), (1, 0, 1.0), (4, 2, -1.0), (5, 2, 1.0)] {
+    for (wall, axis, sign) in SIDES {
         let load = sign * f[wall][axis];
         assert!(
             (load / side - 1.0).abs() < 0.04,
@@ -94,7 +97,7 @@ fn lattice_walls_share_the_weight_between_floor_and_sides() {
         "{down} N down against {weight:.1} N"
     );
     assert!(-f[2].y < weight && -f[2].y > 0.9 * weight, "floor {}", f[2]);
-    for (wall, axis, sign) in [(0, 0, -1.0), (1, 0, 1.0), (4, 2, -1.0), (5, 2, 1.0)] {
+    for (wall, axis, sign) in SIDES {
         let load = sign * f[wall][axis];
         assert!(
             (load / side - 1.0).abs() < 0.1,
@@ -158,17 +161,7 @@ fn dam_break_momentum(model: &str) {
 #[test]
 fn the_walls_forces_are_the_same_on_one_and_two_threads() {
     let scene = scene_with("dam_break_small", &[]);
-    let run = |threads: usize| {
-        on_threads(threads, || {
-            let mut s = Solver::new(&scene).unwrap();
-            (0..60)
-                .map(|_| {
-                    s.step();
-                    s.take_wall_impulse()
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    let run = |threads| impulses_on_threads(&scene, threads, 60, Solver::take_wall_impulse);
     let (one, two) = (run(1), run(2));
     // The column starts 5 cm above the floor: it lands on it after about 0.1 s.
     assert!(one.iter().all(|j| j.len() == 6));

@@ -75,6 +75,25 @@ pub fn state_on_threads(
     })
 }
 
+/// The impulses `take` gives (`Solver::take_impulse`, ...) after each of the first `steps`
+/// steps of `scene` on `threads` threads.
+pub fn impulses_on_threads(
+    scene: &Scene,
+    threads: usize,
+    steps: usize,
+    take: fn(&mut Solver) -> Vec<glam::DVec3>,
+) -> Vec<Vec<glam::DVec3>> {
+    on_threads(threads, || {
+        let mut s = Solver::new(scene).unwrap();
+        (0..steps)
+            .map(|_| {
+                s.step();
+                take(&mut s)
+            })
+            .collect()
+    })
+}
+
 /// The mean force (N) on each body `take` gives the impulses of (`Solver::take_solid_impulse`,
 /// `Solver::take_wall_impulse`) over steps `from..to` of `s`, the steps before run first.
 pub fn mean_forces(
