@@ -53,6 +53,18 @@ pub struct TankWalls {
 }
 
 impl TankWalls {
+    /// The walls within h of `p`, one bit per wall in [`WALLS`]' order (two compares and a
+    /// table: every booked particle asks this once).
+    #[inline]
+    pub fn near(&self, p: Vec3A) -> u8 {
+        // Bit a of each mask is axis a; its low wall is wall 2a, its high wall 2a + 1.
+        const SPREAD: [u8; 8] = [0, 1, 4, 5, 16, 17, 20, 21];
+        let h = Vec3A::splat(self.h);
+        let lo = (p - self.min).cmplt(h).bitmask() as usize;
+        let hi = (self.max - p).cmplt(h).bitmask() as usize;
+        SPREAD[lo] | (SPREAD[hi] << 1)
+    }
+
     /// The wall of axis `a` on `p`'s side (the closer of the two), and how far it is.
     #[inline]
     fn closer(&self, p: Vec3A, a: usize) -> (usize, f32) {
@@ -122,8 +134,9 @@ impl<'a> WallBook<'a> {
     }
 
     /// The push `d` on a particle at `p`, square to the walls: axis by axis on
-    /// [`TankWalls::wall_of`]. (Not inlined, nor are the other bookings: they run for the few
-    /// particles near a wall, inside the hottest pass, whose registers they should not take.)
+    /// [`TankWalls::wall_of`]. (Not inlined, nor are the other bookings but the lattice walls'
+    /// one-wall case: they run for the few particles near a wall, inside the hottest pass,
+    /// whose registers they should not take.)
     #[inline(never)]
     pub fn push(&mut self, p: Vec3A, d: Vec3A) {
         for a in 0..3 {
@@ -148,36 +161,43 @@ impl<'a> WallBook<'a> {
     /// The lattice walls' part of a correction of a particle at `p`: their support `support`,
     /// each axis shared among the walls within h by their shares of the kernel moment on it
     /// (as `BoxTank::support` adds them), and their density gradient's push `gradient`, square
-    /// to them ([`push`](Self::push)). With one wall within h (most such particles) both are
-    /// that wall's.
-    #[inline(never)]
+    /// to them ([`push`](Self::push)). With one wall within h (nine in ten such particles in the
+    /// main job's dam break) both are that wall's, found from [`TankWalls::near`] inline.
+    #[inline]
     pub fn lattice(&mut self, p: Vec3A, support: Vec3A, gradient: Vec3A) {
+        let near = self.tank.near(p);
+        if near.is_power_of_two() {
+            let w = near.trailing_zeros() as usize;
+            self.particle[w] += support + gradient;
+            self.touched |= near;
+        } else {
+            self.lattice_shared(near, p, support, gradient);
+        }
+    }
+
+    /// [`lattice`](Self::lattice) for a particle with no wall or more than one within h (`near`).
+    #[inline(never)]
+    fn lattice_shared(&mut self, near: u8, p: Vec3A, support: Vec3A, gradient: Vec3A) {
         let t = self.tank;
-        let mut near = [(0usize, 0.0f32); 6];
-        let mut n = 0;
-        for a in 0..3 {
-            for (w, dist) in [(2 * a, p[a] - t.min[a]), (2 * a + 1, t.max[a] - p[a])] {
-                if dist < t.h {
-                    near[n] = (w, dist);
-                    n += 1;
-                }
-            }
-        }
-        if n == 1 {
-            let (w, d) = (near[0].0, support + gradient);
-            self.particle[w] += d;
-            self.touched |= 1 << w;
-            return;
-        }
         self.push(p, gradient);
         let mut shares = [(0usize, Vec3A::ZERO); 6];
         let mut total = Vec3A::ZERO;
-        for (k, &(w, dist)) in near[..n].iter().enumerate() {
+        let (mut bits, mut n) = (near, 0);
+        while bits != 0 {
+            let w = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let a = w / 2;
+            let dist = if w.is_multiple_of(2) {
+                p[a] - t.min[a]
+            } else {
+                t.max[a] - p[a]
+            };
             let [along, across] = t.table.support(dist);
             let mut s = Vec3A::splat(along);
-            s[w / 2] = across;
-            shares[k] = (w, s);
+            s[a] = across;
+            shares[n] = (w, s);
             total += s;
+            n += 1;
         }
         for &(w, s) in &shares[..n] {
             for a in 0..3 {
@@ -302,6 +322,30 @@ mod tests {
         assert_eq!([0, 1, 2].map(|a| t.wall_of(p, a)), [1, 1, 4]);
         // The ceiling.
         assert_eq!(t.wall_of(Vec3A::new(0.5, 0.59, 0.2), 1), 3);
+    }
+
+    #[test]
+    fn the_near_walls_are_those_within_h() {
+        let t = tank();
+        // Points on a grid through the tank and a little beyond it, edges and corners included.
+        for ix in -2..=22 {
+            for iy in -2..=14 {
+                for iz in -2..=10 {
+                    let p = Vec3A::new(ix as f32 * 0.05, iy as f32 * 0.05, iz as f32 * 0.05)
+                        + Vec3A::new(0.001, -0.002, 0.003);
+                    let mut want = 0u8;
+                    for a in 0..3 {
+                        if p[a] - t.min[a] < t.h {
+                            want |= 1 << (2 * a);
+                        }
+                        if t.max[a] - p[a] < t.h {
+                            want |= 1 << (2 * a + 1);
+                        }
+                    }
+                    assert_eq!(t.near(p), want, "{p}");
+                }
+            }
+        }
     }
 
     #[test]
