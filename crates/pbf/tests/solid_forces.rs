@@ -1,7 +1,8 @@
 //! The force the fluid exerts on each solid (`Solver::take_solid_impulse`, `forces.csv`)
 //! against hydrostatics: water at rest in a cup built of plates weighs on them with its whole
 //! weight and pushes each side out with `ρ g H² W / 2`; a sphere held under water is buoyed
-//! by the weight of the water it displaces (Archimedes); a jet falling on a plate presses it
+//! by the weight of the water it displaces (Archimedes), a box standing on the floor by none
+//! (it carries the water over it); a jet falling on a plate presses it
 //! with its momentum flux and the weight of the film on it; and the forces are the same on any
 //! thread count.
 
@@ -113,6 +114,57 @@ end = 2.0
     assert!(
         f.x.abs() < 0.05 * archimedes && f.z.abs() < 0.05 * archimedes,
         "{f}"
+    );
+}
+
+/// A box standing on the floor of a pool (0.2 x 0.1 x 0.2 m under 0.3 m of water, 5,500
+/// particles): no water gets under it, so it feels no buoyancy but the weight of the water
+/// column over its top, `ρ g (H − 0.1) A`, and the floor carries the rest of the water's weight
+/// (a box held off the floor would feel half that: `ρ g V` less).
+#[test]
+fn a_box_standing_on_the_floor_carries_the_water_over_it_and_no_buoyancy() {
+    let scene = scene_from(
+        r#"
+[tank]
+min = [0.0, 0.0, 0.0]
+max = [0.4, 0.5, 0.4]
+[[fluid]]
+min = [0.0, 0.0, 0.0]
+max = [0.4, 0.3, 0.4]
+[[obstacle]]
+shape = "box"
+center = [0.2, 0.05, 0.2]
+half_extents = [0.1, 0.05, 0.1]
+[particles]
+radius = 0.01
+[time]
+dt = 0.004
+end = 2.0
+"#,
+        &[],
+    );
+    let mut s = Solver::new(&scene).unwrap();
+    let n = s.fluid.len() as f64;
+    let (g, top) = (9.81, 0.2 * 0.2);
+    let weight = n * s.mass() as f64 * g;
+    // The depth from the water's volume and the box's, over the tank's floor.
+    let depth = (n * 0.02f64.powi(3) + top * 0.1) / (0.4 * 0.4);
+    let column = 1000.0 * g * (depth - 0.1) * top;
+    let f = mean_forces(&mut s, 250, 500, Solver::take_impulse);
+    // Measured: 1.011 of the column on the box (1.013 in a 0.6 x 0.4 m pool); the box and the
+    // walls together 1.0000 of the weight. The same box lifted 2r off the floor: 0.49.
+    let (bx, total) = (f[0], f.iter().sum::<DVec3>());
+    assert!(
+        (bx.y / -column - 1.0).abs() < 0.05,
+        "{bx} N on the box against the column over it, {column:.1} N"
+    );
+    assert!(
+        (total.y / -weight - 1.0).abs() < 0.01,
+        "{total} N on box and walls against the weight {weight:.1} N"
+    );
+    assert!(
+        bx.x.abs() < 0.02 * column && bx.z.abs() < 0.02 * column,
+        "{bx}"
     );
 }
 
