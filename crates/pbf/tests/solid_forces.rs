@@ -120,7 +120,7 @@ end = 2.0
 /// A box standing on the floor of a pool (0.2 x 0.1 x 0.2 m under 0.3 m of water, 5,500
 /// particles): no water gets under it, so it feels no buoyancy but the weight of the water
 /// column over its top, `ρ g (H − 0.1) A`, and the floor carries the rest of the water's weight
-/// (a box held off the floor would feel half that: `ρ g V` less).
+/// (a box held off the floor feels `ρ g V` less: here the net force turns upward).
 #[test]
 fn a_box_standing_on_the_floor_carries_the_water_over_it_and_no_buoyancy() {
     let scene = scene_from(
@@ -152,7 +152,9 @@ end = 2.0
     let column = 1000.0 * g * (depth - 0.1) * top;
     let f = mean_forces(&mut s, 250, 500, Solver::take_impulse);
     // Measured: 1.011 of the column on the box (1.013 in a 0.6 x 0.4 m pool); the box and the
-    // walls together 1.0000 of the weight. The same box lifted 2r off the floor: 0.49.
+    // walls together 1.0000 of the weight. The same box lifted 2r off the floor (one layer of
+    // water under it) is pushed up by 3.3 N and fails (ρ g V is 39.2 N up: a single layer
+    // carries little of the pressure under it; docs/results.md, stop 59).
     let (bx, total) = (f[0], f.iter().sum::<DVec3>());
     assert!(
         (bx.y / -column - 1.0).abs() < 0.05,
