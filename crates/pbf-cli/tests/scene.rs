@@ -80,16 +80,21 @@ fn shipped_configs_load() {
 
 #[test]
 fn a_time_step_too_long_for_the_neighbor_search_is_flagged() {
-    // No shipped scene is flagged.
+    // No shipped scene is flagged, but for the small plates scene's side slots: at its r =
+    // 0.02 the paper's 0.075 m between each plate and the side walls holds one layer of
+    // particles and not two (the paper's scale: 15).
     for f in std::fs::read_dir(root().join("configs")).unwrap() {
         let f = f.unwrap().path();
         let s = Scene::load(&f, &[]).unwrap();
-        assert!(
-            s.warnings().is_empty(),
-            "{}: {:?}",
-            f.display(),
-            s.warnings()
-        );
+        let w = s.warnings();
+        if f.ends_with("paper_3_plates_small.toml") {
+            assert!(
+                w.len() == 4 && w.iter().all(|w| w.contains("room for one layer")),
+                "{w:?}"
+            );
+        } else {
+            assert!(w.is_empty(), "{}: {w:?}", f.display());
+        }
     }
     // The reference tank is 3 m high: a fall through it reaches sqrt(2 g 3 m) = 7.672 m/s,
     // which moves h = 0.04 m in 5.214 ms.

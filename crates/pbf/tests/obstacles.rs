@@ -496,6 +496,13 @@ fn a_gate_over_a_slot_thinner_than_a_particle_is_flagged_and_holds_the_water() {
         )
     };
     assert!(flagged(gate));
+    // 16 mm over the floor one layer fits and not two: said so; from 4r = 20 mm nothing.
+    let lifted = |y: f32| gate.replace("0.308", &y.to_string());
+    assert!(warns(
+        &lifted(0.316),
+        "obstacle[0] stands 0.0160 m from the tank's y-min wall, room for one layer"
+    ));
+    assert!(!warns(&lifted(0.321), "obstacle[0] stands"));
     assert!(!flagged(&format!("{gate}\nrotation = [0.0, 0.0, 5.0]")));
     assert!(!flagged(
         "shape = \"sphere\"\ncenter = [0.6, 0.058, 0.05]\nradius = 0.05"
@@ -516,12 +523,21 @@ fn a_slot_between_two_solids_thinner_than_a_particle_is_flagged_and_holds_the_wa
              half_extents = [0.01, 0.3, 0.1]\n{more}"
         )
     };
-    let flagged = |extra: &str| warns(extra, "obstacle[0] and obstacle[1] stand");
+    let flagged = |extra: &str| warns(extra, "a particle needs between them");
     assert!(warns(
         &gate(0.408, ""),
-        "obstacle[0] and obstacle[1] stand 0.0080 m apart across y"
+        "obstacle[0] and obstacle[1] stand 0.0080 m apart across y, less than the 2r"
     ));
     assert!(!flagged(&gate(0.412, "")));
+    // The 12 mm slot holds one layer and not two: said so; from 4r = 20 mm nothing.
+    assert!(warns(
+        &gate(0.412, ""),
+        "obstacle[0] and obstacle[1] stand 0.0120 m apart across y, room for one layer"
+    ));
+    assert!(!warns(
+        &gate(0.421, ""),
+        "obstacle[0] and obstacle[1] stand"
+    ));
     assert!(!flagged(&gate(0.408, "rotation = [0.0, 0.0, 5.0]")));
     let ball = format!(
         "{sill}\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0.42, 0.158, 0.05]\nradius = 0.05"
