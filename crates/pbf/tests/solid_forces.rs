@@ -10,7 +10,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{impulses_on_threads, mean_forces, scene_from};
+use common::{impulses_on_threads, mean_forces, scene_from, weight};
 
 /// A cup of five plates 2 cm thick standing on a tank's floor, its inside 0.3 x 0.3 m, full of
 /// water 0.34 m deep (3,825 particles, r = 0.01).
@@ -52,9 +52,8 @@ end = 1.0
 fn water_at_rest_in_a_cup_of_plates_weighs_on_them_and_pushes_its_sides_out() {
     let scene = scene_from(CUP, &[]);
     let mut s = Solver::new(&scene).unwrap();
-    let n = s.fluid.len() as f64;
-    let g = 9.81;
-    let weight = n * s.mass() as f64 * g;
+    let (n, g) = (s.fluid.len() as f64, 9.81);
+    let weight = weight(&s);
     // The second half of 1 s, the water settled.
     let f = mean_forces(&mut s, 250, 500, Solver::take_solid_impulse);
     assert_eq!(f.len(), 5);
@@ -144,9 +143,8 @@ end = 2.0
         &[],
     );
     let mut s = Solver::new(&scene).unwrap();
-    let n = s.fluid.len() as f64;
-    let (g, top) = (9.81, 0.2 * 0.2);
-    let weight = n * s.mass() as f64 * g;
+    let (n, g, top) = (s.fluid.len() as f64, 9.81, 0.2 * 0.2);
+    let weight = weight(&s);
     // The depth from the water's volume and the box's, over the tank's floor.
     let depth = (n * 0.02f64.powi(3) + top * 0.1) / (0.4 * 0.4);
     let column = 1000.0 * g * (depth - 0.1) * top;

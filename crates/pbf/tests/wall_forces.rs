@@ -9,7 +9,7 @@ use glam::DVec3;
 use pbf::solver::Solver;
 mod common;
 
-use common::{impulses_on_threads, mean_forces, scene_from, scene_with};
+use common::{impulses_on_threads, mean_forces, scene_from, scene_with, weight};
 
 /// Water 0.3 m deep filling a 0.3 x 0.3 m floor (3,375 particles, r = 0.01) in a tank 0.4 m
 /// high, with still_tank.toml's model (mirror walls, h = 5.4r, the cubic spline, XSPH 0.15).
@@ -37,7 +37,7 @@ xsph = 0.15
 fn pool(sets: &[&str]) -> (Vec<DVec3>, f64, f64) {
     let scene = scene_from(POOL, sets);
     let mut s = Solver::new(&scene).unwrap();
-    let weight = s.fluid.len() as f64 * s.mass() as f64 * 9.81;
+    let weight = weight(&s);
     let f = mean_forces(&mut s, 150, 300, Solver::take_wall_impulse);
     assert_eq!(f.len(), 6);
     // The weight on a 0.3 x 0.3 floor: ρ g H = weight / area; the side: ρ g H W H / 2.

@@ -1,5 +1,5 @@
 //! What the solver's integration tests share: scenes by name or from text, a run on a given
-//! number of threads, the mean forces over a span of steps.
+//! number of threads, the water's weight, the mean forces over a span of steps.
 
 #![allow(dead_code)]
 
@@ -92,6 +92,11 @@ pub fn impulses_on_threads(
             })
             .collect()
     })
+}
+
+/// The weight (N) of `s`'s water under the scenes' default gravity, 9.81 m/s².
+pub fn weight(s: &Solver) -> f64 {
+    s.fluid.len() as f64 * s.mass() as f64 * 9.81
 }
 
 /// The mean force (N) on each body `take` gives the impulses of (`Solver::take_solid_impulse`,
