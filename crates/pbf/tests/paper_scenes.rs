@@ -101,16 +101,20 @@ fn the_small_paper_scenes_give_the_same_bits_on_1_and_2_threads() {
     }
 }
 
-/// The other pair of kernels (`pbf.kernel = "cubic_spline"`) keeps every pass a gather: the
-/// same bits on 1 and 2 threads, with an emitter and solids (cylinders) and a moving paddle
-/// (wave).
+/// The other pairs of kernels (`pbf.kernel = "cubic_spline"`, `"wendland_c2"`) keep every
+/// pass a gather: the same bits on 1 and 2 threads, with an emitter and solids (cylinders) and
+/// a moving paddle (wave).
 #[test]
-fn the_cubic_spline_gives_the_same_bits_on_1_and_2_threads() {
-    for name in ["paper_4_wave_small", "paper_5_cylinders_small"] {
-        let sc = scene_with(name, &["pbf.kernel=cubic_spline"]);
+fn the_other_kernels_give_the_same_bits_on_1_and_2_threads() {
+    for (name, kernel) in [
+        ("paper_4_wave_small", "cubic_spline"),
+        ("paper_5_cylinders_small", "cubic_spline"),
+        ("paper_5_cylinders_small", "wendland_c2"),
+    ] {
+        let sc = scene_with(name, &[&format!("pbf.kernel={kernel}")]);
         assert!(
             state_on_threads(&sc, 1, 150) == state_on_threads(&sc, 2, 150),
-            "{name}, cubic spline: 1 and 2 threads differ"
+            "{name}, {kernel}: 1 and 2 threads differ"
         );
     }
 }

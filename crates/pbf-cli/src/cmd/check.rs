@@ -89,6 +89,7 @@ pub fn main(a: Args) -> Result<ExitCode> {
             pbf::sph::KernelKind::Poly6Spiky => "poly6 density, spiky gradient",
             pbf::sph::KernelKind::CubicSpline => "cubic spline",
             pbf::sph::KernelKind::Spiky => "spiky density and gradient",
+            pbf::sph::KernelKind::WendlandC2 => "Wendland C2",
         }
     );
     outln!(

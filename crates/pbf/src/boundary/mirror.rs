@@ -265,6 +265,9 @@ mod tests {
             KernelKind::Poly6Spiky => m.constraint_sums::<Poly6Spiky>(&images, l, i, p, k),
             KernelKind::CubicSpline => m.constraint_sums::<CubicSpline>(&images, l, i, p, k),
             KernelKind::Spiky => m.constraint_sums::<Spiky>(&images, l, i, p, k),
+            KernelKind::WendlandC2 => {
+                m.constraint_sums::<crate::sph::shapes::WendlandC2>(&images, l, i, p, k)
+            }
         }
     }
 

@@ -265,6 +265,8 @@ mod tests {
             (KernelKind::Poly6Spiky, 4.0f32),
             (KernelKind::Poly6Spiky, 5.4),
             (KernelKind::CubicSpline, 4.0),
+            (KernelKind::WendlandC2, 4.0),
+            (KernelKind::WendlandC2, 5.12),
         ] {
             let k = Kernels::with_kind(hr * r, kind);
             let (mass, _) = rest_lattice(&k, s, 1000.0);

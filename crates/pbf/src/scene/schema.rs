@@ -286,7 +286,8 @@ pub struct PbfParams {
     pub wall_gradient: bool,
     /// The pair of kernels: `"poly6_spiky"` (the default: poly6 for density, the spiky gradient
     /// for corrections and forces, as Macklin & Müller), `"cubic_spline"` (the cubic spline and
-    /// its own gradient, as SPlisHSPlasH) or `"spiky"` (spiky for both):
+    /// its own gradient, as SPlisHSPlasH), `"spiky"` (spiky for both) or `"wendland_c2"`
+    /// (Wendland's C2 function and its own gradient, as DualSPHysics):
     /// [`crate::sph::kernels`]. Written only when not the default, so the scene key of a
     /// checkpoint from before this key existed still matches (`checkpoint::scene_key`).
     #[serde(skip_serializing_if = "is_default")]

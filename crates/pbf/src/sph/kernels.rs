@@ -1,5 +1,5 @@
 //! The smoothing kernels, in 3D, with support radius `h`: a pair of shapes, one for density
-//! (`W`) and one whose gradient drives the position corrections (`∇W`). Three pairs
+//! (`W`) and one whose gradient drives the position corrections (`∇W`). Four pairs
 //! ([`KernelKind`], `pbf.kernel`):
 //!
 //! - **`poly6_spiky`** (the default; Macklin & Müller 2013, after Müller et al. 2003): density
@@ -15,10 +15,16 @@
 //! - **`spiky`**: spiky for both, `W(r) = 15 / (π h⁶) · (h − r)³` and its own gradient (the
 //!   default pair's): consistent like the cubic spline, at about the default's cost (the
 //!   gradient's `|r|` gives the density too).
+//! - **`wendland_c2`** (Wendland's C2 function, as DualSPHysics uses it; support `h`): with
+//!   `q = r / h`, `W = 21 / (2π h³) · (1 − q)⁴ (1 + 4q)` and its own gradient,
+//!   `∇W = −210 / (π h⁵) · (1 − q)³ · r` (no division by `|r|`). Consistent, and its Fourier
+//!   transform is positive, so a lattice of particles has no pairing instability at any
+//!   number of neighbors (Dehnen & Aly 2012): water at rest on the cubic fill does not
+//!   rearrange as it does under the B-spline and poly6 pairs.
 //!
 //! Each kernel integrates to 1 over its support (tested numerically against the radial integral
 //! `4π ∫₀ʰ W(r) r² dr`), and the gradient matches finite differences of the density shape it is
-//! paired with (cubic) or of spiky (tested).
+//! paired with (cubic, Wendland) or of spiky (tested).
 //!
 //! Owns: the constants and the scalar forms. The SIMD forms are [`super::shapes`]'s.
 
@@ -37,14 +43,18 @@ pub enum KernelKind {
     CubicSpline,
     /// Spiky for density and its own gradient for corrections.
     Spiky,
+    /// Wendland's C2 kernel and its own gradient (free of the pairing instability: Dehnen &
+    /// Aly 2012).
+    WendlandC2,
 }
 
 impl KernelKind {
     /// Every pair.
-    pub const ALL: [KernelKind; 3] = [
+    pub const ALL: [KernelKind; 4] = [
         KernelKind::Poly6Spiky,
         KernelKind::CubicSpline,
         KernelKind::Spiky,
+        KernelKind::WendlandC2,
     ];
 }
 
@@ -76,6 +86,7 @@ impl Kernels {
             KernelKind::Poly6Spiky => (315.0 / (64.0 * PI * hd.powi(9)), -45.0 / (PI * hd.powi(6))),
             KernelKind::CubicSpline => (8.0 / (PI * hd.powi(3)), -48.0 / (PI * hd.powi(4))),
             KernelKind::Spiky => (15.0 / (PI * hd.powi(6)), -45.0 / (PI * hd.powi(6))),
+            KernelKind::WendlandC2 => (21.0 / (2.0 * PI * hd.powi(3)), -210.0 / (PI * hd.powi(5))),
         };
         Kernels {
             h,
@@ -124,6 +135,11 @@ impl Kernels {
                 let e = (self.h - r2.sqrt()).max(0.0);
                 e * e * e
             }
+            KernelKind::WendlandC2 => {
+                let a = (1.0 - r2.sqrt() * self.inv_h).max(0.0);
+                let a2 = a * a;
+                a2 * a2 * (5.0 - 4.0 * a)
+            }
         }
     }
 
@@ -152,6 +168,10 @@ impl Kernels {
             KernelKind::Poly6Spiky | KernelKind::Spiky => {
                 let d = self.h - len;
                 r * (self.grad_coef * d * d / len)
+            }
+            KernelKind::WendlandC2 => {
+                let a = (1.0 - len * self.inv_h).max(0.0);
+                r * (self.grad_coef * a * a * a)
             }
             KernelKind::CubicSpline => {
                 let q = len * self.inv_h;
@@ -199,6 +219,9 @@ mod tests {
         }
         match kind {
             KernelKind::Poly6Spiky | KernelKind::Spiky => 15.0 / (PI * h.powi(6)) * (h - r).powi(3),
+            KernelKind::WendlandC2 => {
+                21.0 / (2.0 * PI * h.powi(3)) * (1.0 - r / h).powi(4) * (1.0 + 4.0 * r / h)
+            }
             KernelKind::CubicSpline => {
                 let q = r / h;
                 let s = 8.0 / (PI * h.powi(3));

@@ -84,6 +84,33 @@ impl Shape for Spiky {
     }
 }
 
+/// Wendland C2: `a⁴ (5 − 4a)` with `a = max(1 − |r| / h, 0)` (that is `(1 − q)⁴ (1 + 4q)`),
+/// and its gradient factor `a³` (no division: `∇W = grad_coef · a³ · r`).
+pub struct WendlandC2;
+
+impl WendlandC2 {
+    #[inline(always)]
+    fn a(c: &Chunk, k: &Kernels) -> f32x8 {
+        (f32x8::ONE - c.r2.sqrt() * f32x8::splat(k.inv_h)).fast_max(f32x8::ZERO)
+    }
+}
+
+impl Shape for WendlandC2 {
+    #[inline(always)]
+    fn w(c: &Chunk, k: &Kernels) -> f32x8 {
+        let a = Self::a(c, k);
+        let a2 = a * a;
+        a2 * a2 * (f32x8::splat(5.0) - f32x8::splat(4.0) * a) * c.mask
+    }
+
+    #[inline(always)]
+    fn g(c: &Chunk, k: &Kernels, tiny: f32) -> f32x8 {
+        let a = Self::a(c, k);
+        let g = a * a * a * c.mask;
+        c.r2.simd_gt(f32x8::splat(tiny)).select(g, f32x8::ZERO)
+    }
+}
+
 /// Runs `$body` with the type alias `$S` set to the [`Shape`] of `$kind` (a
 /// [`super::kernels::KernelKind`]): `by_shape!(k.kind, S => pass::<S>(..))`.
 #[macro_export]
@@ -100,6 +127,10 @@ macro_rules! by_shape {
             }
             $crate::sph::kernels::KernelKind::Spiky => {
                 type $S = $crate::sph::shapes::Spiky;
+                $body
+            }
+            $crate::sph::kernels::KernelKind::WendlandC2 => {
+                type $S = $crate::sph::shapes::WendlandC2;
                 $body
             }
         }
