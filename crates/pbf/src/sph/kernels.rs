@@ -99,13 +99,13 @@ impl Kernels {
     }
 
     /// The density kernel's constant: `W = c · shape` (poly6: `(h² − r²)³`; cubic: the spline
-    /// polynomial in `q`; spiky: `(h − |r|)³`).
+    /// polynomial in `q`; spiky: `(h − |r|)³`; Wendland: `(1 − q)⁴ (1 + 4q)`).
     pub fn w_coef(&self) -> f32 {
         self.w_coef
     }
 
     /// The gradient's constant: `∇W = c · g · r` with `g` the shape's factor (spiky:
-    /// `(h − |r|)² / |r|`; cubic: `ψ(q) / |r|`).
+    /// `(h − |r|)² / |r|`; cubic: `ψ(q) / |r|`; Wendland: `(1 − q)³`).
     pub fn grad_coef(&self) -> f32 {
         self.grad_coef
     }
