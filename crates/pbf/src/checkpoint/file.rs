@@ -263,6 +263,7 @@ mod tests {
                 inflow: Some(InflowState {
                     progress: vec![3, 1],
                     added: 77,
+                    shut: vec![false, true],
                 }),
             },
             run: RunState {

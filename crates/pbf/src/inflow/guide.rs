@@ -15,7 +15,10 @@
 //! spacing behind the nozzle to one kernel radius in front of it, across the nozzle's footprint
 //! (its sites' extent, plus half a spacing). By then it has a full kernel's worth of fluid
 //! behind it and leaves the zone into a stream whose back is held. The zone stays active until
-//! the last layer has left it. A particle whose free run ahead (a zone's length along the jet,
+//! the last layer has left it, and is released while the nozzle is shut: its last layer found
+//! room for no particle (under water in a full tank, a solid over it). Held there, the guided
+//! particles pumped the water round against the pressure they built (a hose filling a closed
+//! box: 0.44 m/s mean for as long as it was open). A particle whose free run ahead (a zone's length along the jet,
 //! or a wide jet's area over its perimeter: [`Zone::free_run`]) meets a wall or solid is not
 //! guided ([`Guides::velocity`]): the jet reaches the wall as free water, under its pressure.
 //! Membership is a pure function of the position, so it needs no per-particle state and does

@@ -63,6 +63,9 @@ enum Source {
         room: f32,
         /// The next layer to leave.
         next: u64,
+        /// Whether the last layer that left found room for no particle: the nozzle is shut
+        /// (under water in a full tank, a solid over it) and its guide is released.
+        shut: bool,
     },
 }
 
@@ -77,11 +80,14 @@ pub struct Nozzle {
 }
 
 /// Where the schedule stands (for checkpoints): per source in the scene's order, the next
-/// layer of a nozzle or whether a block is placed (1) or not (0); and the particles added.
+/// layer of a nozzle or whether a block is placed (1) or not (0); the particles added; and per
+/// source whether it is a shut nozzle (checkpoints from before it have none: none shut).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InflowState {
     pub progress: Vec<u64>,
     pub added: u64,
+    #[serde(default)]
+    pub shut: Vec<bool>,
 }
 
 /// The inflow schedule of a scene.
@@ -130,6 +136,7 @@ impl Inflow {
             period: nozzle.pitch as f64 / speed,
             room: nozzle.closest * 0.999,
             next: 0,
+            shut: false,
         });
     }
 
@@ -141,10 +148,14 @@ impl Inflow {
             .iter()
             .filter_map(|s| match s {
                 Source::Nozzle {
-                    zone, start, end, ..
+                    zone,
+                    start,
+                    end,
+                    shut,
+                    ..
                 } => {
                     let out = (zone.ahead + zone.behind) as f64 / zone.velocity.length() as f64;
-                    (t + 1e-9 >= *start && t <= *end + out).then_some(*zone)
+                    (!*shut && t + 1e-9 >= *start && t <= *end + out).then_some(*zone)
                 }
                 Source::Block { .. } => None,
             })
@@ -182,6 +193,11 @@ impl Inflow {
                 })
                 .collect(),
             added: self.added,
+            shut: self
+                .sources
+                .iter()
+                .map(|s| matches!(s, Source::Nozzle { shut: true, .. }))
+                .collect(),
         }
     }
 
@@ -195,10 +211,20 @@ impl Inflow {
                 self.sources.len()
             ));
         }
-        for (s, &p) in self.sources.iter_mut().zip(&state.progress) {
+        if !state.shut.is_empty() && state.shut.len() != self.sources.len() {
+            return Err(format!(
+                "the checkpoint has {} inflow sources' states, the scene {} sources",
+                state.shut.len(),
+                self.sources.len()
+            ));
+        }
+        for (k, (s, &p)) in self.sources.iter_mut().zip(&state.progress).enumerate() {
             match s {
                 Source::Block { done, .. } => *done = p != 0,
-                Source::Nozzle { next, .. } => *next = p,
+                Source::Nozzle { next, shut, .. } => {
+                    *next = p;
+                    *shut = state.shut.get(k).copied().unwrap_or(false);
+                }
             }
         }
         self.added = state.added;
@@ -270,6 +296,7 @@ impl Inflow {
                     period,
                     room,
                     next,
+                    shut,
                 } => loop {
                     let at = *start + *next as f64 * *period;
                     if at > *end + 1e-9 || !reached(at) {
@@ -284,6 +311,7 @@ impl Inflow {
                     let new = room::free(&layer, &fluid.x, grid, *room, halo);
                     let first = (self.base + self.added + (fluid.len() - before) as u64) as u32;
                     fluid.append_from(first, &new, zone.velocity, self.rest_density);
+                    *shut = new.is_empty();
                     *next += 1;
                 },
             }
