@@ -18,9 +18,10 @@
 //! the last layer has left it, and is released while the nozzle is shut: its last layer found
 //! room for no particle (under water in a full tank, a solid over it). Held there, the guided
 //! particles pumped the water round against the pressure they built (a hose filling a closed
-//! box: 0.44 m/s mean for as long as it was open). A particle whose free run ahead (a zone's length along the jet,
-//! or a wide jet's area over its perimeter: [`Zone::free_run`]) meets a wall or solid is not
-//! guided ([`Guides::velocity`]): the jet reaches the wall as free water, under its pressure.
+//! box: 0.44 m/s mean for as long as it was open). A particle whose free run ahead (a zone's
+//! length along the jet, or a wide jet's area over its perimeter: [`Zone::free_run`]) meets a
+//! wall or solid is not guided ([`Guides::velocity`]): the jet reaches the wall as free water,
+//! under its pressure.
 //! Membership is a pure function of the position, so it needs no per-particle state and does
 //! not depend on the thread count.
 
